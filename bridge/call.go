@@ -1,0 +1,164 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+)
+
+// handler returns the MCP tool handler for t: a closure over the prepared
+// tool, so a call never looks anything up in the spec.
+func (b *Bridge) handler(t *tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var raw json.RawMessage
+		if req != nil && req.Params != nil {
+			raw = req.Params.Arguments
+		}
+		return b.call(ctx, t, raw), nil
+	}
+}
+
+// call runs one tool call. Every failure an agent could fix or retry comes
+// back as an IsError result with a safe message; details go to the log.
+func (b *Bridge) call(ctx context.Context, t *tool, raw json.RawMessage) *mcp.CallToolResult {
+	start := time.Now()
+	args, err := decodeArgs(raw)
+	if err != nil {
+		return b.toolError(t, err, start)
+	}
+	if err := t.input.Validate(args); err != nil {
+		return b.toolError(t, &ArgumentError{Reason: schemaErrorText(err)}, start)
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	if t.retry {
+		ctx = withRetry(ctx)
+	}
+	req, err := b.buildRequest(ctx, t, args)
+	if err != nil {
+		return b.toolError(t, err, start)
+	}
+	resp, err := b.client.Do(req)
+	if err != nil {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded:
+			err = fmt.Errorf("%w: no answer within %s", ErrUpstreamUnavailable, t.timeout)
+		case errors.Is(err, context.Canceled):
+			err = fmt.Errorf("%w: the call was cancelled", ErrUpstreamUnavailable)
+		default:
+			b.log.Warn("upstream request failed", zap.String("tool", t.def.Name), zap.String("error", b.redactor.RedactString(err.Error())))
+			err = fmt.Errorf("%w: %s", ErrUpstreamUnavailable, connErrorKind(err))
+		}
+		return b.toolError(t, err, start)
+	}
+	defer resp.Body.Close()
+	body, err := readLimited(resp.Body, b.opts.MaxResponseBytes)
+	if err != nil {
+		if !errors.Is(err, ErrResponseTooLarge) {
+			if ctx.Err() != nil {
+				err = fmt.Errorf("%w: no complete answer within %s", ErrUpstreamUnavailable, t.timeout)
+			} else {
+				err = fmt.Errorf("%w: reading the response failed (%s)", ErrUpstreamUnavailable, connErrorKind(err))
+			}
+		} else {
+			err = fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, b.opts.MaxResponseBytes)
+		}
+		return b.toolError(t, err, start)
+	}
+	res := b.result(t, resp, body)
+	if ce := b.log.Check(zap.DebugLevel, "tool call"); ce != nil {
+		ce.Write(zap.String("tool", t.def.Name), zap.Int("status", resp.StatusCode), zap.Int("bytes", len(body)), zap.Duration("took", time.Since(start)))
+	}
+	return res
+}
+
+// decodeArgs parses the arguments object. Numbers are kept exact: integers
+// that fit in int64 become int64, others float64.
+func decodeArgs(raw json.RawMessage) (map[string]any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var args map[string]any
+	if err := dec.Decode(&args); err != nil {
+		return nil, &ArgumentError{Reason: "arguments must be a JSON object: " + err.Error()}
+	}
+	for k, v := range args {
+		args[k] = normalizeNumbers(v)
+	}
+	return args, nil
+}
+
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return x.String()
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+	}
+	return v
+}
+
+// schemaErrorText shortens jsonschema-go's messages: the path of the bad
+// field is what an agent needs.
+func schemaErrorText(err error) string {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "validating root: ")
+	s = strings.ReplaceAll(s, "validating /properties/", "argument ")
+	return s
+}
+
+// readLimited reads at most max bytes; more is ErrResponseTooLarge.
+func readLimited(r io.Reader, max int64) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > max {
+		return nil, ErrResponseTooLarge
+	}
+	return body, nil
+}
+
+// connErrorKind names a transport failure without echoing the URL (which
+// may carry a query credential).
+func connErrorKind(err error) string {
+	s := err.Error()
+	switch {
+	case strings.Contains(s, "connection refused"):
+		return "connection refused"
+	case strings.Contains(s, "connection reset"):
+		return "connection reset by the upstream"
+	case strings.Contains(s, "no such host"):
+		return "host not found"
+	case strings.Contains(s, "EOF"):
+		return "the upstream closed the connection"
+	case strings.Contains(s, "tls") || strings.Contains(s, "x509"):
+		return "TLS handshake failed"
+	case strings.Contains(s, "timeout"):
+		return "timed out"
+	}
+	return "transport error"
+}

@@ -1,0 +1,589 @@
+package bridge
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// schemaDirection says whether a schema describes data sent to the upstream
+// (request) or received from it (response). It decides which of readOnly and
+// writeOnly properties disappear from the converted schema.
+type schemaDirection int
+
+const (
+	// dirRequest drops readOnly properties: the agent must not be asked for them.
+	dirRequest schemaDirection = iota
+	// dirResponse drops writeOnly properties: the upstream never returns them.
+	dirResponse
+)
+
+// schemaConverter converts kin-openapi schemas (OpenAPI 3.0 and 3.1; Swagger
+// 2.0 after openapi2conv) into JSON Schema 2020-12 for ONE tool, collecting
+// shared and recursive schemas into $defs. Create one per tool schema (input
+// or output); it is not safe for concurrent use.
+//
+// Schemas are keyed by their *openapi3.Schema pointer. Before converting, a
+// pre-pass over the subtree counts the uses of each pointer and finds
+// cycles. A schema used once is inlined, which reads best for a model; one
+// used twice or more, or recursive, is converted once into $defs and each use
+// becomes {"$ref": "#/$defs/Name"}. Across convert calls of one converter
+// (the parameters and body of a tool), a schema already in $defs is referred
+// to and one inlined earlier is inlined again: results are final when
+// returned (no later call rewrites them), so callers may copy or annotate
+// them. The output is always a tree, as jsonschema-go's Resolve requires.
+type schemaConverter struct {
+	dir     schemaDirection
+	entries map[*openapi3.Schema]*schemaEntry
+	taken   map[string]bool               // $defs names handed out
+	defsMap map[string]*jsonschema.Schema // nil until the first $def
+
+	// Pre-pass results for the current convert call.
+	uses      map[*openapi3.Schema]int
+	recursive map[*openapi3.Schema]bool
+	onStack   map[*openapi3.Schema]bool
+}
+
+// schemaEntry is the conversion state of one *openapi3.Schema.
+type schemaEntry struct {
+	ref        string // first $ref it was reached through, "" if none yet
+	hint       string // property name it was first met under, for unnamed schemas
+	name       string // $defs name once it has (or is getting) a $defs body
+	converting bool   // being inlined right now: meeting it again is a cycle
+}
+
+func newSchemaConverter(dir schemaDirection) *schemaConverter {
+	return &schemaConverter{
+		dir:       dir,
+		entries:   make(map[*openapi3.Schema]*schemaEntry),
+		taken:     make(map[string]bool),
+		uses:      make(map[*openapi3.Schema]int),
+		recursive: make(map[*openapi3.Schema]bool),
+		onStack:   make(map[*openapi3.Schema]bool),
+	}
+}
+
+// convert returns the JSON Schema for ref. A schema used once is inlined; one
+// used twice or more within ref, recursive, or put in $defs by an earlier
+// call becomes {"$ref":"#/$defs/X"} with the body in defs. A nil ref, or one whose
+// target did not resolve, gives an accept-all schema.
+func (c *schemaConverter) convert(ref *openapi3.SchemaRef) *jsonschema.Schema {
+	clear(c.uses)
+	clear(c.recursive)
+	c.convCount(ref)
+	return c.conv(ref, "")
+}
+
+// defs returns the collected $defs (nil if none) to attach at the root schema.
+// The map is the converter's own and grows with later convert calls.
+func (c *schemaConverter) defs() map[string]*jsonschema.Schema {
+	return c.defsMap
+}
+
+// convCount is the pre-pass: it counts the uses of every schema reachable
+// from ref along the edges conv follows, and marks the schemas on a cycle.
+func (c *schemaConverter) convCount(ref *openapi3.SchemaRef) {
+	if ref == nil || ref.Value == nil {
+		return
+	}
+	s := ref.Value
+	c.uses[s]++
+	if c.onStack[s] {
+		c.recursive[s] = true
+	}
+	if c.uses[s] > 1 {
+		return
+	}
+	c.onStack[s] = true
+	c.convChildren(s, c.convCount)
+	delete(c.onStack, s)
+}
+
+func (c *schemaConverter) conv(ref *openapi3.SchemaRef, hint string) *jsonschema.Schema {
+	if ref == nil {
+		return &jsonschema.Schema{}
+	}
+	s := ref.Value
+	if s == nil {
+		if ref.Ref != "" {
+			return &jsonschema.Schema{Description: "Unresolved reference " + ref.Ref + "."}
+		}
+		return &jsonschema.Schema{}
+	}
+	e := c.entries[s]
+	if e == nil {
+		e = &schemaEntry{hint: hint}
+		c.entries[s] = e
+	}
+	if e.ref == "" {
+		e.ref = ref.Ref
+	}
+	switch {
+	case e.name != "": // in $defs, or being converted into it
+		return &jsonschema.Schema{Ref: convDefRef(e.name)}
+	case e.converting: // a cycle the pre-pass did not see: close it with a $def
+		c.convName(s, e)
+		return &jsonschema.Schema{Ref: convDefRef(e.name)}
+	case c.recursive[s] || c.uses[s] > 1:
+		c.convName(s, e) // before the body, so that inner uses refer to it
+		c.convStoreDef(e.name, c.convBody(s, hint))
+		return &jsonschema.Schema{Ref: convDefRef(e.name)}
+	}
+	e.converting = true
+	out := c.convBody(s, hint)
+	e.converting = false
+	if e.name != "" {
+		c.convStoreDef(e.name, out)
+		return &jsonschema.Schema{Ref: convDefRef(e.name)}
+	}
+	return out
+}
+
+func (c *schemaConverter) convStoreDef(name string, body *jsonschema.Schema) {
+	if c.defsMap == nil {
+		c.defsMap = make(map[string]*jsonschema.Schema)
+	}
+	c.defsMap[name] = body
+}
+
+// convName gives e a unique $defs name, once: the last segment of the $ref it
+// was reached through, else its title, else the property it sat under.
+func (c *schemaConverter) convName(s *openapi3.Schema, e *schemaEntry) {
+	if e.name != "" {
+		return
+	}
+	base := schemaRefName(e.ref)
+	if base == "" {
+		base = schemaSanitizeName(s.Title)
+	}
+	if base == "" {
+		base = schemaSanitizeName(e.hint)
+	}
+	if base == "" {
+		base = "schema"
+	}
+	name := base
+	for i := 2; c.taken[name]; i++ {
+		name = base + "_" + strconv.Itoa(i)
+	}
+	c.taken[name] = true
+	e.name = name
+}
+
+func convDefRef(name string) string { return "#/$defs/" + name }
+
+// schemaRefName is the sanitized last segment of a $ref
+// ("#/components/schemas/Pet" → "Pet", "pet.yaml" → "pet"), "" for none.
+func schemaRefName(ref string) string {
+	if ref == "" {
+		return ""
+	}
+	file, frag, hasFrag := strings.Cut(ref, "#")
+	seg := frag
+	if !hasFrag || frag == "" || frag == "/" {
+		seg = file[strings.LastIndexByte(file, '/')+1:]
+		for _, ext := range []string{".yaml", ".yml", ".json"} {
+			seg = strings.TrimSuffix(seg, ext)
+		}
+	} else {
+		seg = frag[strings.LastIndexByte(frag, '/')+1:]
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+	}
+	return schemaSanitizeName(seg)
+}
+
+// schemaSanitizeName keeps [A-Za-z0-9_.-], replaces other runs with "_" and
+// caps the length, so the name needs no escaping in a JSON pointer or URI.
+func schemaSanitizeName(s string) string {
+	var b strings.Builder
+	under := false
+	for _, r := range s {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-'
+		switch {
+		case ok:
+			b.WriteRune(r)
+			under = false
+		case !under && b.Len() > 0:
+			b.WriteByte('_')
+			under = true
+		}
+		if b.Len() >= 64 {
+			break
+		}
+	}
+	return strings.TrimRight(b.String(), "_")
+}
+
+// convBody converts the keywords of s itself; subschemas go through conv.
+func (c *schemaConverter) convBody(s *openapi3.Schema, hint string) *jsonschema.Schema {
+	if s.Always != nil { // 3.1 boolean schema
+		if *s.Always {
+			return &jsonschema.Schema{}
+		}
+		return &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	}
+	out := &jsonschema.Schema{
+		Title:       s.Title,
+		Description: s.Description,
+		Deprecated:  s.Deprecated,
+		Format:      s.Format,
+	}
+	var notes []string
+
+	types := c.convTypes(s, out, &notes)
+	if len(s.Enum) > 0 {
+		out.Enum = slices.Clone(s.Enum)
+		if s.Nullable && !slices.Contains(out.Enum, nil) {
+			out.Enum = append(out.Enum, nil)
+		}
+	}
+	if s.Const != nil {
+		v := s.Const
+		out.Const = &v
+	}
+	if s.Default != nil {
+		if raw, err := json.Marshal(s.Default); err == nil {
+			out.Default = raw
+		}
+	}
+	if s.Example != nil {
+		out.Examples = append(out.Examples, s.Example)
+	}
+	out.Examples = append(out.Examples, s.Examples...)
+
+	c.convNumber(s, out)
+	out.MinLength = convIntPtr(s.MinLength)
+	out.MaxLength = convUintPtr(s.MaxLength)
+	if s.Pattern != "" {
+		if _, err := regexp.Compile(s.Pattern); err == nil {
+			out.Pattern = s.Pattern
+		} else {
+			notes = append(notes, "Pattern not enforced: "+s.Pattern)
+		}
+	}
+	out.ContentSchema = c.convOpt(s.ContentSchema, hint)
+	out.ContentMediaType = s.ContentMediaType
+	out.ContentEncoding = s.ContentEncoding
+
+	c.convArray(s, out, hint)
+	if slices.Contains(types, "array") && out.Items == nil {
+		out.Items = &jsonschema.Schema{} // 3.0 arrays often omit items; clients want one
+	}
+	c.convObject(s, out, &notes)
+
+	out.AllOf = c.convList(s.AllOf, hint)
+	out.AnyOf = c.convList(s.AnyOf, hint)
+	out.OneOf = c.convList(s.OneOf, hint)
+	out.Not = c.convOpt(s.Not, hint)
+	out.If, out.Then, out.Else = c.convOpt(s.If, hint), c.convOpt(s.Then, hint), c.convOpt(s.Else, hint)
+	if d := s.Discriminator; d != nil && d.PropertyName != "" {
+		notes = append(notes, schemaDiscriminatorNote(s))
+	}
+	if len(notes) > 0 {
+		out.Description = strings.Join(slices.Insert(notes, 0, out.Description), "\n\n")
+		out.Description = strings.TrimLeft(out.Description, "\n")
+	}
+
+	if s.Nullable && (out.AllOf != nil || out.AnyOf != nil || out.OneOf != nil || out.Not != nil) {
+		return convNullable(out)
+	}
+	return out
+}
+
+// convTypes sets type/types on out: OpenAPI 3.0 nullable adds "null", 3.1 type
+// arrays pass through, Swagger's "file" becomes a binary string and unknown
+// names are dropped with a note. It returns the final type list.
+func (c *schemaConverter) convTypes(s *openapi3.Schema, out *jsonschema.Schema, notes *[]string) []string {
+	if s.Type == nil || len(*s.Type) == 0 {
+		return nil
+	}
+	types := make([]string, 0, len(*s.Type)+1)
+	for _, t := range *s.Type {
+		if t == "file" {
+			t = "string"
+			if out.Format == "" {
+				out.Format = "binary"
+			}
+		}
+		switch {
+		case !convKnownType(t):
+			*notes = append(*notes, "Unknown type "+strconv.Quote(t)+" ignored.")
+		case !slices.Contains(types, t):
+			types = append(types, t)
+		}
+	}
+	if s.Nullable && len(types) > 0 && !slices.Contains(types, "null") {
+		types = append(types, "null")
+	}
+	switch len(types) {
+	case 0:
+	case 1:
+		out.Type = types[0]
+	default:
+		out.Types = types
+	}
+	return types
+}
+
+// convNumber maps the numeric bounds. OpenAPI 3.0 (and Swagger 2.0) write
+// exclusiveMinimum/Maximum as booleans modifying minimum/maximum; 2020-12 and
+// OpenAPI 3.1 write the bound itself.
+func (c *schemaConverter) convNumber(s *openapi3.Schema, out *jsonschema.Schema) {
+	out.Minimum, out.Maximum = convFloat(s.Min), convFloat(s.Max)
+	switch {
+	case s.ExclusiveMin.Value != nil:
+		out.ExclusiveMinimum = convFloat(s.ExclusiveMin.Value)
+	case s.ExclusiveMin.IsTrue() && s.Min != nil:
+		out.ExclusiveMinimum, out.Minimum = out.Minimum, nil
+	}
+	switch {
+	case s.ExclusiveMax.Value != nil:
+		out.ExclusiveMaximum = convFloat(s.ExclusiveMax.Value)
+	case s.ExclusiveMax.IsTrue() && s.Max != nil:
+		out.ExclusiveMaximum, out.Maximum = out.Maximum, nil
+	}
+	if s.MultipleOf != nil && *s.MultipleOf > 0 {
+		out.MultipleOf = convFloat(s.MultipleOf)
+	}
+}
+
+func (c *schemaConverter) convArray(s *openapi3.Schema, out *jsonschema.Schema, hint string) {
+	out.Items = c.convOpt(s.Items, hint)
+	out.PrefixItems = c.convList(s.PrefixItems, hint)
+	out.Contains = c.convOpt(s.Contains, hint)
+	out.MinContains = convUintPtr(s.MinContains)
+	out.MaxContains = convUintPtr(s.MaxContains)
+	out.UnevaluatedItems = c.convBool(s.UnevaluatedItems, hint)
+	out.MinItems = convIntPtr(s.MinItems)
+	out.MaxItems = convUintPtr(s.MaxItems)
+	out.UniqueItems = s.UniqueItems
+}
+
+// convObject maps the object keywords, leaving out the properties the
+// direction hides (readOnly in requests, writeOnly in responses) and their
+// required entries. Maps are walked in sorted order so that $defs names are
+// deterministic.
+func (c *schemaConverter) convObject(s *openapi3.Schema, out *jsonschema.Schema, notes *[]string) {
+	var hidden map[string]bool
+	if len(s.Properties) > 0 {
+		out.Properties = make(map[string]*jsonschema.Schema, len(s.Properties))
+		for _, name := range convSortedKeys(s.Properties) {
+			p := s.Properties[name]
+			if c.convHidden(p) {
+				if hidden == nil {
+					hidden = make(map[string]bool)
+				}
+				hidden[name] = true
+				continue
+			}
+			out.Properties[name] = c.conv(p, name)
+		}
+	}
+	if len(s.Required) > 0 {
+		req := make([]string, 0, len(s.Required))
+		for _, name := range s.Required {
+			if !hidden[name] && !slices.Contains(req, name) {
+				req = append(req, name)
+			}
+		}
+		if len(req) > 0 {
+			out.Required = req
+		}
+	}
+	out.MinProperties = convIntPtr(s.MinProps)
+	out.MaxProperties = convUintPtr(s.MaxProps)
+	out.AdditionalProperties = c.convBool(s.AdditionalProperties, "")
+	out.UnevaluatedProperties = c.convBool(s.UnevaluatedProperties, "")
+	if len(s.PatternProperties) > 0 {
+		out.PatternProperties = make(map[string]*jsonschema.Schema, len(s.PatternProperties))
+		for _, pat := range convSortedKeys(s.PatternProperties) {
+			if _, err := regexp.Compile(pat); err != nil {
+				*notes = append(*notes, "Pattern property not enforced: "+pat)
+				continue
+			}
+			out.PatternProperties[pat] = c.conv(s.PatternProperties[pat], "")
+		}
+	}
+	if len(s.DependentSchemas) > 0 {
+		out.DependentSchemas = make(map[string]*jsonschema.Schema, len(s.DependentSchemas))
+		for _, name := range convSortedKeys(s.DependentSchemas) {
+			out.DependentSchemas[name] = c.conv(s.DependentSchemas[name], name)
+		}
+	}
+	out.PropertyNames = c.convOpt(s.PropertyNames, "")
+	if len(s.DependentRequired) > 0 {
+		out.DependentRequired = make(map[string][]string, len(s.DependentRequired))
+		for k, v := range s.DependentRequired {
+			out.DependentRequired[k] = slices.Clone(v)
+		}
+	}
+}
+
+// convHidden reports whether the direction hides property p: readOnly ones
+// are not sent, writeOnly ones are not returned.
+func (c *schemaConverter) convHidden(p *openapi3.SchemaRef) bool {
+	return p != nil && p.Value != nil && (c.dir == dirRequest && p.Value.ReadOnly || c.dir == dirResponse && p.Value.WriteOnly)
+}
+
+// convChildren calls fn for every subschema of s that convBody converts, so
+// that the pre-pass counts exactly the uses conv will meet.
+func (c *schemaConverter) convChildren(s *openapi3.Schema, fn func(*openapi3.SchemaRef)) {
+	if s.Always != nil {
+		return
+	}
+	for _, p := range s.Properties { // counting needs no order
+		if !c.convHidden(p) {
+			fn(p)
+		}
+	}
+	for _, m := range []openapi3.Schemas{s.PatternProperties, s.DependentSchemas} {
+		for _, r := range m {
+			fn(r)
+		}
+	}
+	for _, list := range []openapi3.SchemaRefs{s.PrefixItems, s.AllOf, s.AnyOf, s.OneOf} {
+		for _, r := range list {
+			fn(r)
+		}
+	}
+	for _, r := range []*openapi3.SchemaRef{
+		s.Items, s.Contains, s.UnevaluatedItems.Schema,
+		s.AdditionalProperties.Schema, s.UnevaluatedProperties.Schema, s.PropertyNames,
+		s.Not, s.If, s.Then, s.Else, s.ContentSchema,
+	} {
+		if r != nil {
+			fn(r)
+		}
+	}
+}
+
+// convBool maps a kin boolean-or-schema keyword; nil when absent.
+func (c *schemaConverter) convBool(b openapi3.BoolSchema, hint string) *jsonschema.Schema {
+	switch {
+	case b.Schema != nil:
+		return c.conv(b.Schema, hint)
+	case b.Has == nil:
+		return nil
+	case *b.Has:
+		return &jsonschema.Schema{}
+	default:
+		return &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	}
+}
+
+// convOpt converts an optional subschema keyword: nil stays absent.
+func (c *schemaConverter) convOpt(r *openapi3.SchemaRef, hint string) *jsonschema.Schema {
+	if r == nil {
+		return nil
+	}
+	return c.conv(r, hint)
+}
+
+func (c *schemaConverter) convList(refs openapi3.SchemaRefs, hint string) []*jsonschema.Schema {
+	if len(refs) == 0 {
+		return nil
+	}
+	out := make([]*jsonschema.Schema, len(refs))
+	for i, r := range refs {
+		out[i] = c.conv(r, hint)
+	}
+	return out
+}
+
+// convNullable makes a composite schema accept null, as a 3.0 `nullable:
+// true` next to allOf/oneOf/anyOf/not means in practice (GitHub has ~90 of
+// them, mostly without a type): a lone anyOf gains a null branch, anything
+// else is wrapped in anyOf [schema, null] with the annotations lifted to the
+// wrapper.
+func convNullable(s *jsonschema.Schema) *jsonschema.Schema {
+	null := &jsonschema.Schema{Type: "null"}
+	if s.AllOf == nil && s.OneOf == nil && s.Not == nil {
+		s.AnyOf = append(s.AnyOf, null)
+		return s
+	}
+	w := &jsonschema.Schema{
+		Title: s.Title, Description: s.Description, Deprecated: s.Deprecated,
+		Default: s.Default, Examples: s.Examples,
+		AnyOf: []*jsonschema.Schema{s, null},
+	}
+	s.Title, s.Description, s.Deprecated, s.Default, s.Examples = "", "", false, nil, nil
+	return w
+}
+
+// schemaDiscriminatorNote describes a discriminator for the model, since
+// JSON Schema has no such keyword: the property and which value selects
+// which variant (component names, which may or may not be in $defs).
+func schemaDiscriminatorNote(s *openapi3.Schema) string {
+	d := s.Discriminator
+	var variants []string
+	if len(d.Mapping) > 0 {
+		for _, k := range convSortedKeys(d.Mapping) {
+			variants = append(variants, k+" → "+cmp.Or(schemaRefName(d.Mapping[k].Ref), d.Mapping[k].Ref))
+		}
+	} else {
+		for _, r := range slices.Concat(s.OneOf, s.AnyOf) {
+			if r == nil {
+				continue
+			}
+			if n := schemaRefName(r.Ref); n != "" {
+				variants = append(variants, n)
+			}
+		}
+	}
+	note := fmt.Sprintf("Discriminator: property `%s` selects the variant", d.PropertyName)
+	if len(variants) > 0 {
+		note += " (" + strings.Join(variants, ", ") + ")"
+	}
+	return note + "."
+}
+
+// convKnownType reports whether t is a JSON Schema type name; any other
+// name would make a schema that rejects every instance.
+func convKnownType(t string) bool {
+	switch t {
+	case "array", "boolean", "integer", "null", "number", "object", "string":
+		return true
+	}
+	return false
+}
+
+func convSortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func convFloat(f *float64) *float64 {
+	if f == nil {
+		return nil
+	}
+	v := *f
+	return &v
+}
+
+// convIntPtr maps a kin count where 0 means absent.
+func convIntPtr(n uint64) *int {
+	if n == 0 {
+		return nil
+	}
+	return convUintPtr(&n)
+}
+
+func convUintPtr(n *uint64) *int {
+	if n == nil {
+		return nil
+	}
+	v := int(min(*n, math.MaxInt))
+	return &v
+}

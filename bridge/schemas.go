@@ -1,0 +1,167 @@
+package bridge
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// bodySchema is the input-schema property for the request body in the
+// chosen media type. Binary payloads are base64 strings (or a file object);
+// multipart file parts accept a base64 string or a file object (content,
+// encoding, filename, contentType).
+func bodySchema(conv *schemaConverter, rb *openapi3.RequestBody, bs *bodySpec) *jsonschema.Schema {
+	if bs.binary() {
+		return &jsonschema.Schema{
+			Description: "The request body (" + bs.ContentType + "): a base64 string, or a file object.",
+			AnyOf:       []*jsonschema.Schema{{Type: "string", ContentEncoding: "base64"}, fileObjectSchema()},
+		}
+	}
+	mt := rb.Content[bs.ContentType]
+	var s *jsonschema.Schema
+	if mt != nil && mt.Schema != nil {
+		s = conv.convert(mt.Schema)
+	} else {
+		s = &jsonschema.Schema{}
+	}
+	files := bs.fileProps()
+	if len(files) == 0 || len(s.Properties) == 0 {
+		return s
+	}
+	cp := *s
+	cp.Properties = make(map[string]*jsonschema.Schema, len(s.Properties))
+	for name, p := range s.Properties {
+		cp.Properties[name] = p
+	}
+	for _, name := range files {
+		p, ok := cp.Properties[name]
+		if !ok {
+			continue
+		}
+		file := &jsonschema.Schema{
+			AnyOf: []*jsonschema.Schema{{Type: "string", ContentEncoding: "base64"}, fileObjectSchema()},
+		}
+		if p != nil && p.Type == "array" {
+			arr := *p
+			arr.Items = file
+			cp.Properties[name] = &arr
+			continue
+		}
+		if p != nil {
+			file.Description = p.Description
+		}
+		cp.Properties[name] = file
+	}
+	return &cp
+}
+
+// fileObjectSchema is the file-object alternative of a file argument, the
+// schema form of bodyFileSchema.
+func fileObjectSchema() *jsonschema.Schema {
+	raw, err := json.Marshal(bodyFileSchema())
+	if err != nil {
+		return &jsonschema.Schema{Type: "object"}
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return &jsonschema.Schema{Type: "object"}
+	}
+	return &s
+}
+
+// outputSchema converts the first 2xx JSON response schema into a root
+// output schema when it describes an object; otherwise there is none (the
+// result is still returned as text). Codes are taken in order 200, 201, ...
+// then "2XX".
+func outputSchema(o *openapi3.Operation) *jsonschema.Schema {
+	if o.Responses == nil {
+		return nil
+	}
+	codes := make([]string, 0, 4)
+	for code := range o.Responses.Map() {
+		if len(code) == 3 && code[0] == '2' {
+			codes = append(codes, code)
+		}
+	}
+	sort.Strings(codes) // "200" < "201" < ... < "2XX"
+	for _, code := range codes {
+		r := o.Responses.Value(code)
+		if r == nil || r.Value == nil {
+			continue
+		}
+		mt := jsonMediaType(r.Value.Content)
+		if mt == nil || mt.Schema == nil {
+			if code == "204" {
+				continue
+			}
+			return nil
+		}
+		conv := newSchemaConverter(dirResponse)
+		s := conv.convert(mt.Schema)
+		defs := conv.defs()
+		if !isObjectSchema(s, defs) {
+			return nil
+		}
+		root := *s
+		root.Type = "object"
+		root.Types = nil
+		if len(defs) > 0 {
+			merged := make(map[string]*jsonschema.Schema, len(defs)+len(root.Defs))
+			for k, v := range root.Defs {
+				merged[k] = v
+			}
+			for k, v := range defs {
+				merged[k] = v
+			}
+			root.Defs = merged
+		}
+		return &root
+	}
+	return nil
+}
+
+// isObjectSchema reports whether s (following one $defs reference) only
+// admits JSON objects.
+func isObjectSchema(s *jsonschema.Schema, defs map[string]*jsonschema.Schema) bool {
+	for range 4 {
+		if s == nil {
+			return false
+		}
+		if s.Type == "object" {
+			return true
+		}
+		if s.Type != "" || len(s.Types) > 0 {
+			return false
+		}
+		if !strings.HasPrefix(s.Ref, "#/$defs/") {
+			return false
+		}
+		s = defs[strings.TrimPrefix(s.Ref, "#/$defs/")]
+	}
+	return false
+}
+
+// jsonMediaType picks application/json, then any +json or */json type.
+func jsonMediaType(content openapi3.Content) *openapi3.MediaType {
+	if mt := content["application/json"]; mt != nil {
+		return mt
+	}
+	for _, name := range sortedKeys(content) {
+		if isJSONType(name) {
+			return content[name]
+		}
+	}
+	return nil
+}
+
+// isJSONType reports whether a media type (parameters allowed) is JSON.
+func isJSONType(ct string) bool {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	ct = strings.TrimSpace(strings.ToLower(ct))
+	return ct == "application/json" || strings.HasSuffix(ct, "+json") || strings.HasSuffix(ct, "/json") || ct == "text/json"
+}

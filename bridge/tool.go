@@ -1,0 +1,400 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+// bodyArg is the input-schema property that carries the request body.
+const bodyArg = "body"
+
+// tool is one prepared operation: everything a call needs, computed once.
+type tool struct {
+	def      *mcp.Tool
+	label    string // "GET /pets/{petId}", for logs and messages
+	method   string
+	base     *url.URL
+	path     []pathSeg
+	params   []argParam
+	body     *bodySpec
+	required []string // required argument names, for early messages
+	input    *jsonschema.Resolved
+	output   *jsonschema.Resolved // nil: no output schema
+	timeout  time.Duration
+	retry    bool
+	accept   string
+}
+
+// pathSeg is a literal, already escaped, or a reference to a path parameter.
+type pathSeg struct {
+	lit   string
+	param int // index into tool.params; -1 for a literal
+}
+
+// argParam binds an argument name to a parameter's serialization plan.
+type argParam struct {
+	arg  string
+	spec paramSpec
+}
+
+// ignoredHeaders are header parameters OpenAPI says to ignore: the bridge
+// owns these headers.
+var ignoredHeaders = map[string]bool{"accept": true, "content-type": true, "authorization": true}
+
+// buildTool prepares one operation. A *buildError means the operation cannot
+// be expressed as a tool; it is reported and skipped.
+func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
+	label := op.Method + " " + op.Path
+	fail := func(format string, args ...any) error {
+		return &buildError{op: label, reason: fmt.Sprintf(format, args...)}
+	}
+	o := op.Op
+	t := &tool{
+		label:   label,
+		method:  op.Method,
+		timeout: op.Timeout,
+	}
+	if t.timeout == 0 {
+		t.timeout = b.opts.Timeout
+	}
+
+	base, err := b.baseFor(op)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	t.base = base
+
+	// Parameters: path-item level first, overridden by operation level
+	// (same name and location).
+	type key struct{ in, name string }
+	var order []key
+	byKey := map[key]*openapi3.Parameter{}
+	add := func(ps openapi3.Parameters) error {
+		for _, pr := range ps {
+			if pr == nil || pr.Value == nil {
+				return fmt.Errorf("unresolved parameter reference")
+			}
+			p := pr.Value
+			k := key{p.In, p.Name}
+			if _, seen := byKey[k]; !seen {
+				order = append(order, k)
+			}
+			byKey[k] = p
+		}
+		return nil
+	}
+	if op.PathItem != nil {
+		if err := add(op.PathItem.Parameters); err != nil {
+			return nil, fail("%v", err)
+		}
+	}
+	if err := add(o.Parameters); err != nil {
+		return nil, fail("%v", err)
+	}
+	// Deterministic argument naming: locations in this order, the first
+	// parameter to claim a name keeps it, later ones get "__<in>".
+	locRank := map[string]int{"path": 0, "query": 1, "header": 2, "cookie": 3}
+	sort.SliceStable(order, func(i, j int) bool { return locRank[order[i].in] < locRank[order[j].in] })
+
+	conv := newSchemaConverter(dirRequest)
+	props := map[string]*jsonschema.Schema{}
+	var propOrder []string
+	var required []string
+	taken := map[string]bool{}
+	if o.RequestBody != nil {
+		taken[bodyArg] = true
+	}
+	pathIndex := map[string]int{}
+	for _, k := range order {
+		p := byKey[k]
+		if p.In == "header" && ignoredHeaders[strings.ToLower(p.Name)] {
+			continue
+		}
+		spec, err := newParamSpec(p)
+		if err != nil {
+			return nil, fail("parameter %q in %s: %v", p.Name, p.In, err)
+		}
+		arg := p.Name
+		if taken[arg] || arg == "" {
+			arg = p.Name + "__" + p.In
+		}
+		if taken[arg] {
+			return nil, fail("parameter %q in %s: argument name collides", p.Name, p.In)
+		}
+		taken[arg] = true
+		var s *jsonschema.Schema
+		switch {
+		case p.Schema != nil:
+			s = conv.convert(p.Schema)
+		case len(p.Content) > 0:
+			for _, mt := range p.Content {
+				if mt != nil && mt.Schema != nil {
+					s = conv.convert(mt.Schema)
+				}
+				break
+			}
+		}
+		if s == nil {
+			s = &jsonschema.Schema{}
+		}
+		s = withDescription(s, p.Description, p.Deprecated)
+		props[arg] = s
+		propOrder = append(propOrder, arg)
+		if p.Required || p.In == "path" {
+			required = append(required, arg)
+		}
+		t.params = append(t.params, argParam{arg: arg, spec: spec})
+		if p.In == "path" {
+			pathIndex[p.Name] = len(t.params) - 1
+		}
+	}
+
+	segs, err := parsePathTemplate(op.Path, pathIndex)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	t.path = segs
+
+	if o.RequestBody != nil {
+		rb := o.RequestBody.Value
+		if rb == nil {
+			return nil, fail("unresolved request body reference")
+		}
+		bs, err := newBodySpec(rb)
+		if err != nil {
+			return nil, fail("request body: %v", err)
+		}
+		if bs != nil {
+			t.body = bs
+			s := bodySchema(conv, rb, bs)
+			if rb.Description != "" && s.Description == "" {
+				s = withDescription(s, rb.Description, false)
+			}
+			props[bodyArg] = s
+			propOrder = append(propOrder, bodyArg)
+			if rb.Required {
+				required = append(required, bodyArg)
+			}
+		}
+	}
+
+	root := &jsonschema.Schema{
+		Type:                 "object",
+		Properties:           props,
+		PropertyOrder:        propOrder,
+		Required:             required,
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+		Defs:                 conv.defs(),
+	}
+	if len(props) == 0 {
+		root.Properties = nil
+	}
+	input, err := root.Resolve(&jsonschema.ResolveOptions{})
+	if err != nil {
+		return nil, fail("input schema: %v", err)
+	}
+	t.input = input
+	t.required = required
+	inRaw, err := json.Marshal(root)
+	if err != nil {
+		return nil, fail("marshaling input schema: %v", err)
+	}
+
+	var outRaw json.RawMessage
+	if out := outputSchema(o); out != nil {
+		resolved, err := out.Resolve(&jsonschema.ResolveOptions{})
+		if err != nil {
+			b.log.Sugar().Debugf("%s: output schema dropped: %v", label, err)
+		} else if raw, err := json.Marshal(out); err == nil {
+			t.output = resolved
+			outRaw = raw
+		}
+	}
+
+	t.accept = acceptHeader(o)
+	ann, retry := annotations(op)
+	t.retry = retry
+	title := op.Title
+	if title == "" {
+		title = strings.TrimSpace(o.Summary)
+	}
+	ann.Title = title
+	t.def = &mcp.Tool{
+		Name:        toolName(op.Name, o.OperationID, op.Method, op.Path),
+		Title:       title,
+		Description: description(op),
+		Annotations: ann,
+		InputSchema: json.RawMessage(inRaw),
+	}
+	if outRaw != nil {
+		t.def.OutputSchema = outRaw
+	}
+	return t, nil
+}
+
+// withDescription returns a shallow copy of s carrying the parameter's own
+// description and deprecation, without mutating a schema that may be shared.
+func withDescription(s *jsonschema.Schema, desc string, deprecated bool) *jsonschema.Schema {
+	desc = strings.TrimSpace(desc)
+	if desc == "" && !deprecated {
+		return s
+	}
+	cp := *s
+	if desc != "" {
+		cp.Description = desc
+	}
+	cp.Deprecated = cp.Deprecated || deprecated
+	return &cp
+}
+
+// parsePathTemplate splits "/a/{x}/b" into escaped literals and parameter
+// references. Every {name} must be a declared path parameter.
+func parsePathTemplate(path string, params map[string]int) ([]pathSeg, error) {
+	var segs []pathSeg
+	rest := path
+	for rest != "" {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			segs = append(segs, pathSeg{lit: escapeLiteral(rest), param: -1})
+			break
+		}
+		if i > 0 {
+			segs = append(segs, pathSeg{lit: escapeLiteral(rest[:i]), param: -1})
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return nil, fmt.Errorf("path template %q has an unclosed {", path)
+		}
+		name := rest[i+1 : i+j]
+		idx, ok := params[name]
+		if !ok {
+			return nil, fmt.Errorf("path template %q uses {%s}, which is not a declared path parameter", path, name)
+		}
+		segs = append(segs, pathSeg{param: idx})
+		rest = rest[i+j+1:]
+	}
+	return segs, nil
+}
+
+func escapeLiteral(s string) string {
+	return (&url.URL{Path: s}).EscapedPath()
+}
+
+// description is the whitelist override, else summary and description,
+// else "METHOD /path".
+func description(op whitelist.Operation) string {
+	if d := strings.TrimSpace(op.Description); d != "" {
+		return d
+	}
+	sum := strings.TrimSpace(op.Op.Summary)
+	desc := strings.TrimSpace(op.Op.Description)
+	var d string
+	switch {
+	case sum != "" && desc != "" && !strings.HasPrefix(desc, sum):
+		d = sum + "\n\n" + desc
+	case desc != "":
+		d = desc
+	default:
+		d = sum
+	}
+	if d == "" {
+		d = op.Method + " " + op.Path
+	}
+	if op.Op.Deprecated {
+		d = "Deprecated. " + d
+	}
+	return d
+}
+
+// annotations derives hints from the method, then applies whitelist
+// overrides. retry reports whether the call may be retried: idempotent
+// methods, or an operation whitelisted with idempotentHint: true.
+func annotations(op whitelist.Operation) (*mcp.ToolAnnotations, bool) {
+	ann := &mcp.ToolAnnotations{}
+	f := false
+	switch op.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		ann.ReadOnlyHint = true
+		ann.IdempotentHint = true
+	case http.MethodPut:
+		ann.IdempotentHint = true
+		ann.DestructiveHint = &f
+	case http.MethodDelete:
+		ann.IdempotentHint = true
+		tr := true
+		ann.DestructiveHint = &tr
+	default:
+		ann.DestructiveHint = &f
+	}
+	retry := ann.IdempotentHint
+	if o := op.Annotations; o != nil {
+		if o.ReadOnlyHint != nil {
+			ann.ReadOnlyHint = *o.ReadOnlyHint
+		}
+		if o.DestructiveHint != nil {
+			v := *o.DestructiveHint
+			ann.DestructiveHint = &v
+		}
+		if o.IdempotentHint != nil {
+			ann.IdempotentHint = *o.IdempotentHint
+			retry = *o.IdempotentHint
+		}
+		if o.OpenWorldHint != nil {
+			v := *o.OpenWorldHint
+			ann.OpenWorldHint = &v
+		}
+	}
+	if ann.ReadOnlyHint {
+		ann.DestructiveHint = nil
+	}
+	return ann, retry
+}
+
+// acceptHeader lists the media types the operation's responses declare, so
+// that content negotiation picks what the spec documents.
+func acceptHeader(o *openapi3.Operation) string {
+	if o.Responses == nil {
+		return "application/json, */*;q=0.8"
+	}
+	seen := map[string]bool{}
+	var types []string
+	for _, code := range sortedKeys(o.Responses.Map()) {
+		r := o.Responses.Value(code)
+		if r == nil || r.Value == nil {
+			continue
+		}
+		for _, mt := range sortedKeys(r.Value.Content) {
+			if !seen[mt] && !strings.ContainsAny(mt, ",\r\n") {
+				seen[mt] = true
+				types = append(types, mt)
+			}
+		}
+	}
+	if len(types) == 0 {
+		return "application/json, */*;q=0.8"
+	}
+	if !seen["*/*"] {
+		types = append(types, "*/*;q=0.1")
+	}
+	return strings.Join(types, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

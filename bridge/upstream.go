@@ -1,0 +1,133 @@
+package bridge
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"go.uber.org/zap"
+)
+
+// Doer sends one HTTP request. *http.Client satisfies it; production uses
+// the retrying client from [NewUpstreamClient], tests a plain client pointed
+// at an httptest server.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+var _ Doer = (*http.Client)(nil)
+
+// UpstreamOptions configures [NewUpstreamClient]. The zero value is usable.
+type UpstreamOptions struct {
+	// Retries is the number of retries after the first attempt for
+	// retryable calls; 0 means 2, a negative value disables retries.
+	Retries int
+	// RetryWaitMin and RetryWaitMax bound the exponential backoff between
+	// attempts; zeros mean 100ms and 5s. A Retry-After header on 429/503
+	// takes precedence, but a wait longer than the call's remaining deadline
+	// is not attempted: the upstream's answer is returned instead.
+	RetryWaitMin, RetryWaitMax time.Duration
+	// MaxIdleConnsPerHost sizes the keep-alive pool; 0 means 64.
+	MaxIdleConnsPerHost int
+	// Logger receives one debug line per retry; nil means no logging.
+	Logger *zap.Logger
+}
+
+// retryKey marks a request context as safe to retry.
+type retryKey struct{}
+
+// withRetry returns ctx marked so that the upstream client may retry the
+// request it carries. Only idempotent calls are marked.
+func withRetry(ctx context.Context) context.Context {
+	return context.WithValue(ctx, retryKey{}, true)
+}
+
+func retryAllowed(ctx context.Context) bool {
+	v, _ := ctx.Value(retryKey{}).(bool)
+	return v
+}
+
+// NewUpstreamClient returns the HTTP client the bridge uses toward the
+// upstream: keep-alive connections, no redirects followed across hosts
+// silently changed (the standard policy), and go-retryablehttp retries on
+// connection errors, 429, 502, 503 and 504 for requests whose context was
+// marked retryable (idempotent methods or operations whitelisted as
+// idempotent). POST and PATCH are never retried by default.
+func NewUpstreamClient(opts UpstreamOptions) *http.Client {
+	log := opts.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = 256
+	tr.MaxIdleConnsPerHost = opts.MaxIdleConnsPerHost
+	if tr.MaxIdleConnsPerHost == 0 {
+		tr.MaxIdleConnsPerHost = 64
+	}
+	tr.ResponseHeaderTimeout = 0 // the per-call context deadline bounds it
+	rc := retryablehttp.NewClient()
+	rc.HTTPClient = &http.Client{Transport: tr}
+	rc.Logger = nil // never the library's default stderr logger
+	rc.RetryMax = opts.Retries
+	switch {
+	case rc.RetryMax == 0:
+		rc.RetryMax = 2
+	case rc.RetryMax < 0:
+		rc.RetryMax = 0
+	}
+	rc.RetryWaitMin = opts.RetryWaitMin
+	if rc.RetryWaitMin == 0 {
+		rc.RetryWaitMin = 100 * time.Millisecond
+	}
+	rc.RetryWaitMax = opts.RetryWaitMax
+	if rc.RetryWaitMax == 0 {
+		rc.RetryWaitMax = 5 * time.Second
+	}
+	rc.CheckRetry = checkRetry
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
+		if attempt > 0 {
+			log.Debug("retrying upstream request", zap.String("method", req.Method), zap.String("path", req.URL.Path), zap.Int("attempt", attempt))
+		}
+	}
+	return rc.StandardClient()
+}
+
+// checkRetry is the idempotent-only retry policy.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil || !retryAllowed(ctx) {
+		return false, nil
+	}
+	if err != nil {
+		// A transport failure (refused, reset, EOF mid-response): the
+		// request is idempotent, so trying again is safe.
+		return true, nil
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+	default:
+		return false, nil
+	}
+	if wait, ok := retryAfter(resp); ok {
+		if dl, has := ctx.Deadline(); has && time.Until(dl) < wait {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	v := resp.Header.Get("Retry-After")
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return time.Until(t), true
+	}
+	return 0, false
+}

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Config is the whole configuration. Every field has a flag (--key), an
+// environment variable (MCPBRIDGE_KEY, dashes become underscores) and a key
+// in the YAML config file; precedence is flag > environment > file >
+// default.
+type Config struct {
+	Config string `mapstructure:"config"` // path of the YAML config file
+
+	// Spec and whitelist.
+	Spec          string            `mapstructure:"spec"`
+	SpecHeaders   []string          `mapstructure:"spec-headers"` // "Name: value" sent when fetching a URL spec
+	SpecTimeout   time.Duration     `mapstructure:"spec-timeout"`
+	SpecMaxBytes  int64             `mapstructure:"spec-max-bytes"`
+	Strict        bool              `mapstructure:"strict"`
+	Whitelist     string            `mapstructure:"whitelist"`
+	AllOperations bool              `mapstructure:"all-operations"`
+	ServerVars    map[string]string `mapstructure:"server-variables"`
+
+	// Upstream.
+	Upstream         string        `mapstructure:"upstream"`
+	UpstreamToken    string        `mapstructure:"upstream-token"`
+	UpstreamHeaders  []string      `mapstructure:"upstream-headers"` // "Name: value"
+	UpstreamAuth     UpstreamAuth  `mapstructure:"upstream-auth"`
+	Timeout          time.Duration `mapstructure:"timeout"`
+	Retries          int           `mapstructure:"retries"`
+	MaxResponseBytes int64         `mapstructure:"max-response-bytes"`
+
+	// Sanitizer.
+	RedactKeys     []string `mapstructure:"redact-keys"`
+	RedactPatterns []string `mapstructure:"redact-patterns"`
+	RedactPrefixes []string `mapstructure:"redact-prefixes"`
+
+	// Transport.
+	Transport            string        `mapstructure:"transport"`
+	Listen               string        `mapstructure:"listen"`
+	Stateful             bool          `mapstructure:"stateful"`
+	SessionTimeout       time.Duration `mapstructure:"session-timeout"`
+	APIKeys              []string      `mapstructure:"api-keys"`
+	APIKeyFile           string        `mapstructure:"api-key-file"`
+	AllowAPIKeyHeader    bool          `mapstructure:"allow-x-api-key"`
+	AllowedOrigins       []string      `mapstructure:"allowed-origins"`
+	JWKSURL              string        `mapstructure:"jwks-url"`
+	JWTIssuer            string        `mapstructure:"jwt-issuer"`
+	JWTAudience          string        `mapstructure:"jwt-audience"`
+	ResourceURL          string        `mapstructure:"resource-url"`
+	AuthorizationServers []string      `mapstructure:"authorization-servers"`
+	NoAuth               bool          `mapstructure:"no-auth"`
+	MaxBodyBytes         int64         `mapstructure:"max-body-bytes"`
+	KeepAlive            time.Duration `mapstructure:"keepalive"`
+	ShutdownTimeout      time.Duration `mapstructure:"shutdown-timeout"`
+
+	// Output and logging.
+	JSON      bool   `mapstructure:"json"`
+	Stats     bool   `mapstructure:"stats"`
+	LogLevel  string `mapstructure:"log-level"`
+	LogFormat string `mapstructure:"log-format"`
+	NoCache   bool   `mapstructure:"no-cache"`
+	CacheDir  string `mapstructure:"cache-dir"`
+}
+
+// UpstreamAuth holds richer upstream credentials (config file or env).
+type UpstreamAuth struct {
+	BasicUser     string            `mapstructure:"basic-user"`
+	BasicPassword string            `mapstructure:"basic-password"`
+	Query         map[string]string `mapstructure:"query"`   // API keys in the query string
+	Headers       map[string]string `mapstructure:"headers"` // API keys in headers
+	Cookies       map[string]string `mapstructure:"cookies"` // API keys in cookies
+}
+
+// flagSet declares every flag with its default and help text.
+func flagSet(cmd string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.String("config", "", "YAML config file (keys are the flag names)")
+	fs.String("spec", "", "OpenAPI document: file path or http(s) URL (Swagger 2.0, OpenAPI 3.0, 3.1)")
+	fs.StringArray("spec-header", nil, `header sent when fetching a URL spec, "Name: value" (repeatable)`)
+	fs.Duration("spec-timeout", 30*time.Second, "time limit for fetching the spec")
+	fs.Int64("spec-max-bytes", 64<<20, "size limit for the spec")
+	fs.Bool("strict", false, "treat spec validation warnings and skipped operations as fatal")
+	fs.String("whitelist", "", "whitelist.yaml selecting the operations to expose")
+	fs.Bool("all-operations", false, "expose every operation (no whitelist)")
+	fs.StringToString("server-variables", nil, "values for the spec's server {variables}, name=value")
+	fs.String("upstream", "", "upstream base URL (default: the spec's first server)")
+	fs.String("upstream-token", "", "sent upstream as Authorization: Bearer TOKEN")
+	fs.StringArray("upstream-header", nil, `static header sent upstream, "Name: value" (repeatable)`)
+	fs.Duration("timeout", 30*time.Second, "time limit for one tool call, retries included")
+	fs.Int("retries", 2, "retries for idempotent calls on connection errors, 429, 502, 503, 504 (0 disables)")
+	fs.Int64("max-response-bytes", 10<<20, "size limit for an upstream response body")
+	fs.StringArray("redact-key", nil, "extra field name whose value is redacted (repeatable)")
+	fs.StringArray("redact-pattern", nil, "extra regular expression redacted inside strings (repeatable)")
+	fs.StringArray("redact-prefix", nil, "extra secret prefix, e.g. ghp_ (repeatable)")
+	fs.String("transport", "stdio", "stdio or http")
+	fs.String("listen", "127.0.0.1:8080", "HTTP listen address")
+	fs.Bool("stateful", false, "HTTP: sessions with Mcp-Session-Id and a GET stream (default stateless)")
+	fs.Duration("session-timeout", 30*time.Minute, "HTTP stateful: idle session timeout")
+	fs.StringArray("api-key", nil, "HTTP: accepted inbound API key (repeatable; env MCPBRIDGE_API_KEYS, comma-separated)")
+	fs.String("api-key-file", "", "HTTP: file with one inbound API key per line")
+	fs.Bool("allow-x-api-key", false, "HTTP: also accept the key in an X-API-Key header")
+	fs.StringArray("allowed-origin", nil, "HTTP: allowed Origin (repeatable)")
+	fs.String("jwks-url", "", "HTTP: verify bearer JWTs against this JWKS URL")
+	fs.String("jwt-issuer", "", "HTTP: required JWT issuer")
+	fs.String("jwt-audience", "", "HTTP: required JWT audience (default: --resource-url)")
+	fs.String("resource-url", "", "HTTP: the bridge's public URL (RFC 9728 resource)")
+	fs.StringArray("authorization-server", nil, "HTTP: authorization server listed in the protected resource metadata (repeatable)")
+	fs.Bool("no-auth", false, "HTTP: disable inbound auth explicitly")
+	fs.Int64("max-body-bytes", 4<<20, "HTTP: request body limit")
+	fs.Duration("keepalive", 30*time.Second, "HTTP: SSE keepalive comment interval")
+	fs.Duration("shutdown-timeout", 15*time.Second, "HTTP: time in-flight calls get to finish on shutdown")
+	fs.Bool("json", false, "tools: print the tools/list array as JSON")
+	fs.Bool("stats", false, "tools: print operation, tool, skip and payload statistics")
+	fs.String("log-level", "info", "debug, info, warn or error")
+	fs.String("log-format", "console", "console or json (logs always go to stderr)")
+	fs.Bool("no-cache", false, "do not use the persistent tool cache")
+	fs.String("cache-dir", "", "tool cache directory (default: the user cache dir)")
+	return fs
+}
+
+// flagKeys maps flag names to config keys where they differ (repeatable
+// flags have singular names and plural keys).
+var flagKeys = map[string]string{
+	"spec-header":          "spec-headers",
+	"upstream-header":      "upstream-headers",
+	"redact-key":           "redact-keys",
+	"redact-pattern":       "redact-patterns",
+	"redact-prefix":        "redact-prefixes",
+	"api-key":              "api-keys",
+	"allowed-origin":       "allowed-origins",
+	"authorization-server": "authorization-servers",
+}
+
+// loadConfig builds the configuration from parsed flags, MCPBRIDGE_*
+// variables and the optional config file, rejecting unknown file keys.
+func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
+	v := viper.New()
+	var bindErr error
+	fs.VisitAll(func(f *pflag.Flag) {
+		key := f.Name
+		if k, ok := flagKeys[key]; ok {
+			key = k
+		}
+		if err := v.BindPFlag(key, f); err != nil {
+			bindErr = errors.Join(bindErr, err)
+		}
+		env := "MCPBRIDGE_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
+		if val, ok := lookupEnv(environ, env); ok && !fs.Changed(f.Name) {
+			v.Set(key, val) // environment beats the file; a set flag beats both
+		}
+	})
+	if bindErr != nil {
+		return nil, bindErr
+	}
+	// Nested upstream-auth keys from the environment.
+	for _, k := range []string{"basic-user", "basic-password"} {
+		env := "MCPBRIDGE_UPSTREAM_AUTH_" + strings.ToUpper(strings.ReplaceAll(k, "-", "_"))
+		if val, ok := lookupEnv(environ, env); ok {
+			v.Set("upstream-auth."+k, val)
+		}
+	}
+	if path := v.GetString("config"); path != "" {
+		v.SetConfigFile(path)
+		v.SetConfigType("yaml")
+		if err := v.ReadInConfig(); err != nil {
+			return nil, fmt.Errorf("reading config file %s: %w", path, err)
+		}
+	}
+	var cfg Config
+	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
+		mapstructure.StringToTimeDurationHookFunc(),
+		mapstructure.StringToSliceHookFunc(","),
+		stringToMapHook,
+	))
+	if err := v.UnmarshalExact(&cfg, hook); err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	return &cfg, nil
+}
+
+// stringToMapHook decodes "a=1,b=2" (environment form) into a map.
+func stringToMapHook(_, to reflect.Type, data any) (any, error) {
+	s, ok := data.(string)
+	if !ok || to.Kind() != reflect.Map {
+		return data, nil
+	}
+	m := map[string]string{}
+	for _, pair := range strings.Split(s, ",") {
+		if pair = strings.TrimSpace(pair); pair == "" {
+			continue
+		}
+		k, val, found := strings.Cut(pair, "=")
+		if !found {
+			return nil, fmt.Errorf("%q is not name=value", pair)
+		}
+		m[strings.TrimSpace(k)] = strings.TrimSpace(val)
+	}
+	return m, nil
+}
+
+func lookupEnv(environ []string, name string) (string, bool) {
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Validate reports every problem at once and changes nothing.
+func (c *Config) Validate(cmd string) error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	needsSpec := cmd == "serve" || cmd == "tools"
+	if needsSpec && c.Spec == "" {
+		add("--spec is required (a file path or an http(s) URL)")
+	}
+	if needsSpec && c.Whitelist == "" && !c.AllOperations {
+		add("choose the operations to expose: --whitelist PATH or --all-operations")
+	}
+	if c.Whitelist != "" && c.AllOperations {
+		add("--whitelist and --all-operations are mutually exclusive")
+	}
+	if c.Upstream != "" {
+		if u, err := url.Parse(c.Upstream); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			add("--upstream %q must be an absolute http(s) URL", c.Upstream)
+		}
+	}
+	for _, h := range append(append([]string(nil), c.UpstreamHeaders...), c.SpecHeaders...) {
+		if name, _, ok := strings.Cut(h, ":"); !ok || strings.TrimSpace(name) == "" {
+			add("header %q must look like \"Name: value\"", redactHeader(h))
+		}
+	}
+	if c.Timeout <= 0 {
+		add("--timeout must be positive")
+	}
+	if c.Retries < 0 {
+		add("--retries must not be negative")
+	}
+	if c.MaxResponseBytes <= 0 || c.SpecMaxBytes <= 0 || c.MaxBodyBytes <= 0 {
+		add("size limits (--max-response-bytes, --spec-max-bytes, --max-body-bytes) must be positive")
+	}
+	switch c.Transport {
+	case "stdio", "http":
+	default:
+		add("--transport must be stdio or http, not %q", c.Transport)
+	}
+	if c.Transport == "http" {
+		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+			add("--listen %q: %v", c.Listen, err)
+		}
+		if c.JWKSURL != "" {
+			if u, err := url.Parse(c.JWKSURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+				add("--jwks-url %q must be an http(s) URL", c.JWKSURL)
+			}
+		}
+		if c.NoAuth && (len(c.APIKeys) > 0 || c.JWKSURL != "" || c.APIKeyFile != "") {
+			add("--no-auth conflicts with --api-key/--api-key-file/--jwks-url")
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		add("--log-level must be debug, info, warn or error")
+	}
+	switch c.LogFormat {
+	case "console", "json":
+	default:
+		add("--log-format must be console or json")
+	}
+	if c.APIKeyFile != "" {
+		if _, err := os.Stat(c.APIKeyFile); err != nil {
+			add("--api-key-file: %v", err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// redactHeader shows a header's name only.
+func redactHeader(h string) string {
+	name, _, _ := strings.Cut(h, ":")
+	return strings.TrimSpace(name) + ": …"
+}
+
+// parseHeaders turns "Name: value" strings into a map.
+func parseHeaders(hs []string) map[string]string {
+	m := map[string]string{}
+	for _, h := range hs {
+		name, val, ok := strings.Cut(h, ":")
+		if !ok {
+			continue
+		}
+		m[strings.TrimSpace(name)] = strings.TrimSpace(val)
+	}
+	return m
+}

@@ -1,0 +1,288 @@
+package sanitizer
+
+import "strconv"
+
+// maxDepth is encoding/json's nesting limit; deeper documents are invalid.
+const maxDepth = 10000
+
+// maskJSON is Mask as a JSON string.
+const maskJSON = `"` + Mask + `"`
+
+// SyntaxError reports why [Redactor.RedactJSON] rejected its input.
+type SyntaxError struct {
+	// Offset is the byte offset in the input at which the problem was
+	// found; the input's length when it ends too early.
+	Offset int
+	// Msg describes the problem.
+	Msg string
+}
+
+// Error implements error.
+func (e *SyntaxError) Error() string {
+	return "invalid JSON at offset " + strconv.Itoa(e.Offset) + ": " + e.Msg
+}
+
+// jsonState is one RedactJSON run. States are pooled so that the scratch
+// buffers survive between calls.
+//
+// Output is lazy: src[pend:] up to the current offset is owed to dst and
+// copied only when something must differ (white space to drop, a string
+// to mask) or at the end, so a compact document without secrets is copied
+// with a single append.
+type jsonState struct {
+	r      *Redactor
+	src    []byte
+	dst    []byte
+	pend   int    // start of the part of src not yet copied to dst
+	buf    []byte // a decoded string
+	iv     []span
+	depth  int
+	err    *SyntaxError
+	masked bool // the last string read starts with "MASKED:"
+	key    bool // the last string read is a sensitive member name
+}
+
+// RedactJSON appends to dst a compact copy of the JSON document src with
+// every secret masked, and returns the extended buffer. It reads src once,
+// without decoding it into Go values. When src is not valid JSON (by the
+// rules of encoding/json's Valid) it returns dst unchanged and a
+// *[SyntaxError].
+func (r *Redactor) RedactJSON(dst, src []byte) ([]byte, error) {
+	st := r.states.Get().(*jsonState)
+	st.r, st.src, st.dst, st.pend, st.depth, st.err = r, src, dst, 0, 0, nil
+	st.pend = st.space(0)
+	i := st.value(st.pend)
+	if i >= 0 {
+		st.flush(i)
+		if j := st.space(i); j < len(src) {
+			i = st.fail(j, "invalid character "+quoteByte(src[j])+" after top-level value")
+		}
+	}
+	out, err := st.dst, st.err
+	st.r, st.src, st.dst, st.err = nil, nil, nil, nil
+	if cap(st.buf) > 64<<10 {
+		st.buf = nil
+	}
+	r.states.Put(st)
+	if i < 0 {
+		return dst, err
+	}
+	return out, nil
+}
+
+// flush copies what is owed up to src[i] to dst.
+func (s *jsonState) flush(i int) {
+	s.dst = append(s.dst, s.src[s.pend:i]...)
+	s.pend = i
+}
+
+// fail records a syntax error at offset i and returns -1.
+func (s *jsonState) fail(i int, msg string) int {
+	s.err = &SyntaxError{Offset: i, Msg: msg}
+	return -1
+}
+
+// eof records an unexpected end of input and returns -1.
+func (s *jsonState) eof() int {
+	return s.fail(len(s.src), "unexpected end of JSON input")
+}
+
+// quoteByte formats c for an error message, as encoding/json does.
+func quoteByte(c byte) string {
+	switch c {
+	case '\'':
+		return `'\''`
+	case '"':
+		return `'"'`
+	}
+	q := strconv.Quote(string(rune(c)))
+	return "'" + q[1:len(q)-1] + "'"
+}
+
+// space skips white space from src[i], dropping it from the output.
+func (s *jsonState) space(i int) int {
+	j := i
+	for j < len(s.src) {
+		switch s.src[j] {
+		case ' ', '\t', '\n', '\r':
+			j++
+			continue
+		}
+		break
+	}
+	if j > i {
+		s.flush(i)
+		s.pend = j
+	}
+	return j
+}
+
+// value reads the value at src[i] (no leading space) and returns the
+// offset after it, or -1.
+func (s *jsonState) value(i int) int {
+	if i >= len(s.src) {
+		return s.eof()
+	}
+	switch c := s.src[i]; c {
+	case '"':
+		return s.str(i, false)
+	case '{':
+		return s.object(i)
+	case '[':
+		return s.array(i)
+	case 't':
+		return s.literal(i, "true")
+	case 'f':
+		return s.literal(i, "false")
+	case 'n':
+		return s.literal(i, "null")
+	default:
+		if c == '-' || '0' <= c && c <= '9' {
+			return s.number(i)
+		}
+		return s.fail(i, "invalid character "+quoteByte(c)+" looking for beginning of value")
+	}
+}
+
+func (s *jsonState) object(i int) int {
+	if s.depth++; s.depth > maxDepth {
+		return s.fail(i, "exceeded max depth")
+	}
+	src := s.src
+	if i = s.space(i + 1); i < len(src) && src[i] == '}' {
+		s.depth--
+		return i + 1
+	}
+	for {
+		if i >= len(src) {
+			return s.eof()
+		}
+		if src[i] != '"' {
+			return s.fail(i, "invalid character "+quoteByte(src[i])+" looking for beginning of object key string")
+		}
+		if i = s.str(i, true); i < 0 {
+			return -1
+		}
+		sensitive := s.key
+		if i = s.space(i); i >= len(src) {
+			return s.eof()
+		}
+		if src[i] != ':' {
+			return s.fail(i, "invalid character "+quoteByte(src[i])+" after object key")
+		}
+		start := s.space(i + 1)
+		if sensitive {
+			s.flush(start)
+		}
+		mark := len(s.dst)
+		if i = s.value(start); i < 0 {
+			return -1
+		}
+		if sensitive && (src[start] != '"' || !s.masked) {
+			s.dst = append(s.dst[:mark], maskJSON...)
+			s.pend = i
+		}
+		if i = s.space(i); i >= len(src) {
+			return s.eof()
+		}
+		switch src[i] {
+		case ',':
+			i = s.space(i + 1)
+		case '}':
+			s.depth--
+			return i + 1
+		default:
+			return s.fail(i, "invalid character "+quoteByte(src[i])+" after object key:value pair")
+		}
+	}
+}
+
+func (s *jsonState) array(i int) int {
+	if s.depth++; s.depth > maxDepth {
+		return s.fail(i, "exceeded max depth")
+	}
+	src := s.src
+	if i = s.space(i + 1); i < len(src) && src[i] == ']' {
+		s.depth--
+		return i + 1
+	}
+	for {
+		if i = s.value(i); i < 0 {
+			return -1
+		}
+		if i = s.space(i); i >= len(src) {
+			return s.eof()
+		}
+		switch src[i] {
+		case ',':
+			i = s.space(i + 1)
+		case ']':
+			s.depth--
+			return i + 1
+		default:
+			return s.fail(i, "invalid character "+quoteByte(src[i])+" after array element")
+		}
+	}
+}
+
+func (s *jsonState) literal(i int, lit string) int {
+	src := s.src
+	for k := 0; k < len(lit); k++ {
+		if i+k >= len(src) {
+			return s.eof()
+		}
+		if src[i+k] != lit[k] {
+			return s.fail(i+k, "invalid character "+quoteByte(src[i+k])+" in literal "+lit+" (expecting "+quoteByte(lit[k])+")")
+		}
+	}
+	return i + len(lit)
+}
+
+// number reads the number at src[i], checking its grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *jsonState) number(i int) int {
+	src := s.src
+	if src[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(src):
+		return s.eof()
+	case src[i] == '0':
+		i++
+	case '1' <= src[i] && src[i] <= '9':
+		i = digits(src, i+1)
+	default:
+		return s.fail(i, "invalid character "+quoteByte(src[i])+" in numeric literal")
+	}
+	if i < len(src) && src[i] == '.' {
+		if i++; i >= len(src) {
+			return s.eof()
+		}
+		if src[i] < '0' || src[i] > '9' {
+			return s.fail(i, "invalid character "+quoteByte(src[i])+" after decimal point in numeric literal")
+		}
+		i = digits(src, i+1)
+	}
+	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
+		if i++; i < len(src) && (src[i] == '+' || src[i] == '-') {
+			i++
+		}
+		if i >= len(src) {
+			return s.eof()
+		}
+		if src[i] < '0' || src[i] > '9' {
+			return s.fail(i, "invalid character "+quoteByte(src[i])+" in exponent of numeric literal")
+		}
+		i = digits(src, i+1)
+	}
+	return i
+}
+
+// digits skips the decimal digits from src[i].
+func digits(src []byte, i int) int {
+	for i < len(src) && '0' <= src[i] && src[i] <= '9' {
+		i++
+	}
+	return i
+}

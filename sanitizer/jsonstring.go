@@ -1,0 +1,149 @@
+package sanitizer
+
+// str reads the string starting at src[i] ('"'), masking what the value
+// rules match, and records in s.masked and s.key what it is. key says the
+// string is a member name. It returns the offset after the closing quote,
+// or -1.
+//
+// One loop finds the closing quote and rejects control bytes; where the
+// first three bytes of a token appear, it asks matchAt whether a token
+// starts there, reading on past the string's end if need be. Only when one
+// does are the matchers run again, bounded by the string, from that point.
+// A string with escapes continues in escaped.
+func (s *jsonState) str(i int, key bool) int {
+	r, src := s.r, s.src
+	start := i + 1
+	from := -1
+	j := start
+	// The main loop reads three bytes at once and branches only where a
+	// token's first three bytes or a special byte appear; the tail loop
+	// covers the last two bytes of src.
+	for n2 := len(src) - 2; j < n2; j++ {
+		f := r.first[src[j]]
+		g := f & r.follow[src[j+1]]
+		if g|f&(fQuote|fCtl|fEsc) == 0 {
+			continue
+		}
+		if g &= r.third[src[j+2]]; g != 0 && from < 0 {
+			if iv := matchAt(r, src, j, g, s.iv[:0]); len(iv) > 0 {
+				from = j - start
+			}
+		}
+		if f&(fQuote|fCtl|fEsc) == 0 {
+			continue
+		}
+		if f&fQuote != 0 {
+			goto found
+		}
+		if f&fEsc != 0 {
+			return s.escaped(i, j, key)
+		}
+		return s.fail(j, "invalid character "+quoteByte(src[j])+" in string literal")
+	}
+	for ; j < len(src); j++ {
+		switch f := r.first[src[j]]; {
+		case f&fQuote != 0:
+			goto found
+		case f&fEsc != 0:
+			return s.escaped(i, j, key)
+		case f&fCtl != 0:
+			return s.fail(j, "invalid character "+quoteByte(src[j])+" in string literal")
+		}
+	}
+	return s.eof()
+found:
+	body, end := src[start:j], j+1
+	s.masked = hasAt(body, 0, maskedPrefix)
+	if key {
+		s.key = isSensitiveKey(r, body)
+	}
+	if s.masked || from < 0 && len(r.patterns) == 0 {
+		return end
+	}
+	iv := s.iv[:0]
+	if from >= 0 {
+		iv, _ = scanMasks(r, body, from, 0, iv)
+	}
+	iv = patternSpans(r.patterns, body, iv)
+	if len(iv) > 0 {
+		s.flush(start)
+		s.dst = appendMasked(s.dst, body, mergeSpans(iv), false)
+		s.pend = j
+	}
+	s.iv = iv
+	return end
+}
+
+// escaped is str for a string holding escapes, the first at src[j]: it
+// decodes the string into s.buf, matches the decoded text and, when
+// something is masked, writes the string re-encoded.
+func (s *jsonState) escaped(i, j int, key bool) int {
+	r, src := s.r, s.src
+	buf := append(s.buf[:0], src[i+1:j]...)
+	for {
+		if j >= len(src) {
+			return s.eof()
+		}
+		c := src[j]
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			var ok bool
+			if buf, j, ok = unescape(buf, src, j); !ok {
+				if j >= len(src) {
+					return s.eof()
+				}
+				return s.fail(j, "invalid character "+quoteByte(src[j])+" in string escape code")
+			}
+			continue
+		}
+		if c < 0x20 {
+			return s.fail(j, "invalid character "+quoteByte(c)+" in string literal")
+		}
+		k := j + 1
+		for k < len(src) && r.first[src[k]]&(fQuote|fCtl|fEsc) == 0 {
+			k++
+		}
+		buf = append(buf, src[j:k]...)
+		j = k
+	}
+	s.buf = buf
+	s.masked = hasAt(buf, 0, maskedPrefix)
+	if key {
+		s.key = isSensitiveKey(r, buf)
+	}
+	if s.masked {
+		return j + 1
+	}
+	iv, _ := scanMasks(r, buf, 0, 0, s.iv[:0])
+	iv = patternSpans(r.patterns, buf, iv)
+	if len(iv) > 0 {
+		s.flush(i)
+		s.dst = append(s.dst, '"')
+		s.dst = appendMasked(s.dst, buf, mergeSpans(iv), true)
+		s.dst = append(s.dst, '"')
+		s.pend = j + 1
+	}
+	s.iv = iv
+	return j + 1
+}
+
+// appendMasked appends s with the spans in iv replaced by Mask, escaping
+// the rest as encoding/json does when escape is set and verbatim otherwise.
+func appendMasked(dst, s []byte, iv []span, escape bool) []byte {
+	prev := 0
+	for _, m := range iv {
+		if escape {
+			dst = appendEscaped(dst, s[prev:m.lo])
+		} else {
+			dst = append(dst, s[prev:m.lo]...)
+		}
+		dst = append(dst, Mask...)
+		prev = m.hi
+	}
+	if escape {
+		return appendEscaped(dst, s[prev:])
+	}
+	return append(dst, s[prev:]...)
+}

@@ -1,0 +1,216 @@
+package sanitizer
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Mask replaces every redacted value and every redacted part of a string.
+const Mask = "[REDACTED]"
+
+// maskedPrefix marks a string that was masked on purpose upstream; it passes
+// unchanged.
+const maskedPrefix = "MASKED:"
+
+// minSecretLen is the shortest configured secret, in characters, that is
+// redacted: shorter ones would mask ordinary text.
+const minSecretLen = 4
+
+// maxKeyLen bounds a normalized key name (exclusive), so matching a key fits
+// in a stack buffer and its length in a bit set.
+const maxKeyLen = 64
+
+// Rules configures a [Redactor]. The zero value means the built-in key
+// names and value patterns only.
+type Rules struct {
+	// Keys are extra member names whose values are redacted, compared like
+	// the built-in ones (ASCII case folded, '-' and '_' removed). Empty
+	// names are ignored.
+	Keys []string
+	// Patterns are extra regular expressions (RE2 syntax) whose matches are
+	// redacted inside strings. They run on every string, so keep them few.
+	Patterns []string
+	// Prefixes are extra secret prefixes: a prefix followed by 8 or more of
+	// [A-Za-z0-9_.-] is redacted, prefix included (e.g. "pk_live_"). Empty
+	// prefixes are ignored.
+	Prefixes []string
+	// Secrets are known secret values (upstream credentials), redacted
+	// wherever they appear inside a string. Secrets shorter than 4
+	// characters are ignored.
+	Secrets []string
+	// NoDefaults drops the built-in key names and value patterns, leaving
+	// only what the other fields list.
+	NoDefaults bool
+}
+
+// defaultKeys are the built-in sensitive member names.
+func defaultKeys() []string {
+	return []string{
+		"apiKey", "api_key", "token", "accessToken", "refreshToken", "idToken",
+		"password", "passwd", "secret", "clientSecret", "client_secret",
+		"authorization", "proxy-authorization", "cookie", "set-cookie",
+		"private_key", "privateKey", "x-api-key", "sessionToken",
+	}
+}
+
+// Redactor removes secrets from values, text and JSON documents. Build it
+// with [New]; it is immutable and safe for concurrent use. The zero value
+// is not usable.
+type Redactor struct {
+	keys     map[string]struct{} // normalized sensitive names
+	keyBloom [16]uint64          // 1024-bit filter over keyHash of keys
+	keyMin   int                 // shortest normalized name (0: no keys)
+	keyMax   int                 // longest normalized name
+	keyLens  uint64              // bit n set: some normalized name has n bytes
+
+	first    [256]uint16 // per byte: anchors it may start, plus fCtl/fEsc
+	follow   [256]uint16 // per byte: anchors it may be the second byte of
+	third    [256]uint16 // per byte: anchors it may be the third byte of
+	cls      [256]uint16 // character classes, see the c* constants
+	prefixes []string
+	secrets  []string // longest first
+	patterns []*regexp.Regexp
+
+	states sync.Pool // *jsonState, reused by RedactJSON
+}
+
+// New builds a Redactor from r. It returns an error for a pattern that does
+// not compile, matches the empty string or matches inside [Mask], for a
+// prefix containing '[' or ']', and for a key name longer than 63 bytes.
+func New(r Rules) (*Redactor, error) {
+	red := &Redactor{keys: make(map[string]struct{})}
+	red.states.New = func() any { return new(jsonState) }
+	red.initClasses()
+
+	keys := r.Keys
+	if !r.NoDefaults {
+		keys = append(defaultKeys(), r.Keys...)
+	}
+	for _, k := range keys {
+		n := normalizeKey(k)
+		if n == "" {
+			continue
+		}
+		if len(n) >= maxKeyLen {
+			return nil, fmt.Errorf("key name %q: longer than %d bytes", k, maxKeyLen-1)
+		}
+		red.keys[n] = struct{}{}
+		h := keyHash(n)
+		red.keyBloom[(h>>6)&15] |= 1 << (h & 63)
+		red.keyMax = max(red.keyMax, len(n))
+		if red.keyMin == 0 || len(n) < red.keyMin {
+			red.keyMin = len(n)
+		}
+		red.keyLens |= 1 << len(n)
+	}
+
+	for _, p := range r.Patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("compiling pattern %q: %w", p, err)
+		}
+		if re.MatchString("") {
+			return nil, fmt.Errorf("pattern %q matches the empty string", p)
+		}
+		if re.MatchString(Mask) {
+			return nil, fmt.Errorf("pattern %q matches inside %s, so redaction would never settle", p, Mask)
+		}
+		red.patterns = append(red.patterns, re)
+	}
+
+	for _, p := range r.Prefixes {
+		if p == "" {
+			continue
+		}
+		if strings.ContainsAny(p, "[]") {
+			return nil, fmt.Errorf("prefix %q: must not contain '[' or ']'", p)
+		}
+		if !slices.Contains(red.prefixes, p) {
+			red.prefixes = append(red.prefixes, p)
+		}
+	}
+	for _, s := range r.Secrets {
+		if utf8.RuneCountInString(s) < minSecretLen || strings.Contains(Mask, s) || slices.Contains(red.secrets, s) {
+			continue
+		}
+		red.secrets = append(red.secrets, s)
+	}
+	slices.SortStableFunc(red.secrets, func(a, b string) int { return len(b) - len(a) })
+
+	red.initAnchors(!r.NoDefaults)
+	return red, nil
+}
+
+// normalizeKey folds ASCII case and drops '-' and '_', the form in which
+// member names are compared.
+func normalizeKey(k string) string {
+	var b strings.Builder
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c == '-' || c == '_' {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// keyHash is the hash isSensitiveKey computes while normalizing. It sets
+// the 0x20 bit of every byte, which folds ASCII case and, for other bytes,
+// merely makes the filter a little less selective.
+func keyHash(n string) uint32 {
+	var h uint32
+	for i := 0; i < len(n); i++ {
+		h = h*31 + uint32(n[i]|0x20)
+	}
+	return h
+}
+
+// text is what the matchers read: a string or its bytes.
+type text interface{ ~string | ~[]byte }
+
+// isSensitiveKey reports whether the member name k (decoded) is a sensitive
+// key. It does not allocate. A first pass hashes the normalized name
+// without storing it; a bloom filter and the set of lengths reject most
+// names there. Only the rest are normalized into a stack buffer and looked
+// up.
+func isSensitiveKey[T text](r *Redactor, k T) bool {
+	if r.keyMax == 0 || len(k) < r.keyMin {
+		return false
+	}
+	n := 0
+	var h uint32
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c == '-' || c == '_' {
+			continue
+		}
+		h = h*31 + uint32(c|0x20)
+		n++
+	}
+	if n > r.keyMax || r.keyLens&(1<<n) == 0 || r.keyBloom[(h>>6)&15]&(1<<(h&63)) == 0 {
+		return false
+	}
+	var buf [maxKeyLen]byte
+	n = 0
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c == '-' || c == '_' {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	_, ok := r.keys[string(buf[:n])]
+	return ok
+}

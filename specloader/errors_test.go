@@ -1,0 +1,254 @@
+package specloader_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/specloader"
+)
+
+// loadErrorTests are sources that must fail, with the pieces the error must
+// name: always the source, then the step and the place in the document where
+// kin-openapi or the JSON parser gives one.
+var loadErrorTests = []struct {
+	name   string
+	source string
+	opts   specloader.Options
+	want   []string
+}{
+	{
+		name:   "invalid YAML",
+		source: "testdata/invalid.yaml",
+		want:   []string{"testdata/invalid.yaml", "yaml", "line 9"},
+	},
+	{
+		name:   "invalid JSON",
+		source: "testdata/invalid.json",
+		want:   []string{"testdata/invalid.json", "parsing JSON at line 4, column 73"},
+	},
+	{
+		name:   "no version field",
+		source: "testdata/no-version.yaml",
+		want:   []string{"testdata/no-version.yaml", `no "openapi" or "swagger" field`},
+	},
+	{
+		name:   "unsupported version",
+		source: "testdata/unsupported-version.yaml",
+		want:   []string{"testdata/unsupported-version.yaml", `unsupported OpenAPI version "4.0.0"`},
+	},
+	{
+		name:   "ref to a missing component, YAML",
+		source: "testdata/missing-ref.yaml",
+		want:   []string{"testdata/missing-ref.yaml", "#/components/schemas/Missing"},
+	},
+	{
+		name:   "ref to a missing component, JSON",
+		source: "testdata/missing-ref.json",
+		want:   []string{"testdata/missing-ref.json", "resolving references", "#/components/schemas/Missing"},
+	},
+	{
+		name:   "ref to a missing file",
+		source: "testdata/missing-file-ref.yaml",
+		want:   []string{"testdata/missing-file-ref.yaml", "reading referenced document", "nope.yaml"},
+	},
+	{
+		name:   "value of the wrong type",
+		source: "testdata/wrong-type.json",
+		want:   []string{"testdata/wrong-type.json", "/components/schemas/Pet", "line 7"},
+	},
+	{
+		name:   "over MaxBytes",
+		source: "testdata/missing-ref.yaml",
+		opts:   specloader.Options{MaxBytes: 100},
+		want:   []string{"testdata/missing-ref.yaml", "100-byte limit (Options.MaxBytes)"},
+	},
+	{
+		name:   "no such file",
+		source: "testdata/absent.yaml",
+		want:   []string{"testdata/absent.yaml", "no such file"},
+	},
+	{
+		name:   "unsupported scheme",
+		source: "ftp://example.com/openapi.yaml",
+		want:   []string{"ftp://example.com/openapi.yaml", `unsupported URL scheme "ftp"`},
+	},
+	{
+		name:   "strict: invalid example",
+		source: "testdata/invalid-example.yaml",
+		opts:   specloader.Options{Strict: true},
+		want:   []string{"testdata/invalid-example.yaml", "validating (Options.Strict)", "invalid example"},
+	},
+	{
+		name:   "strict: invalid document",
+		source: "testdata/invalid-doc.yaml",
+		opts:   specloader.Options{Strict: true},
+		want:   []string{"testdata/invalid-doc.yaml", "validating (Options.Strict)", "/pets/{id}", "missing: [id]"},
+	},
+	{
+		name:   "strict: no repairs",
+		source: "testdata/repair-examples.yaml",
+		opts:   specloader.Options{Strict: true},
+		want:   []string{"testdata/repair-examples.yaml", "line 17", "examples"},
+	},
+}
+
+func TestLoadErrors(t *testing.T) {
+	for _, tt := range loadErrorTests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := specloader.Load(t.Context(), tt.source, tt.opts)
+			if err == nil {
+				t.Fatalf("Load(%s) = %v, nil; want an error", tt.source, res)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Load(%s) error %q does not contain %q", tt.source, err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadDataErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want []string
+	}{
+		{"empty", " \n", []string{"(in-memory spec)", "document is empty"}},
+		{"both versions", "swagger: '2.0'\nopenapi: 3.0.0\n", []string{"both"}},
+		{"old swagger", `{"swagger": "1.2"}`, []string{`unsupported Swagger version "1.2"`}},
+		{"version not a string", `{"openapi": 3.1}`, []string{`field "openapi" must be a string, got 3.1`}},
+		{"YAML list", "- openapi: 3.0.0\n", []string{`no "openapi" or "swagger" field`}},
+		{"relative ref without a location", "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200': {$ref: 'other.yaml#/R'}\n",
+			[]string{"other.yaml", "the spec has no location"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := specloader.LoadData(t.Context(), []byte(tt.data), nil, specloader.Options{})
+			if err == nil {
+				t.Fatal("LoadData succeeded; want an error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("LoadData error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := specloader.Load(ctx, filepath.Join(corpusDir, "petstore.3.0.yaml"), specloader.Options{})
+	if err == nil || !strings.Contains(err.Error(), context.Canceled.Error()) {
+		t.Errorf("Load with a canceled context: %v; want %v", err, context.Canceled)
+	}
+}
+
+// TestWarnings covers lenient validation: what strict mode refuses loads,
+// with the findings as warnings, or with none for what lenient validation
+// skips (examples).
+func TestWarnings(t *testing.T) {
+	tests := []struct {
+		source string
+		want   []string
+	}{
+		{"testdata/invalid-example.yaml", nil},
+		{"testdata/invalid-doc.yaml", []string{"invalid paths: operation GET /pets/{id} must define exactly all path parameters (missing: [id])"}},
+		{"testdata/repair-examples.yaml", []string{"repaired /paths/~1pets/post/requestBody/content/application~1json/schema/properties/name/examples: schema examples must be a list, not a map; kept the values"}},
+		{"testdata/refs/openapi.yaml", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.source, func(t *testing.T) {
+			res, err := specloader.Load(t.Context(), tt.source, specloader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, res.Warnings); diff != "" {
+				t.Errorf("Load(%s) warnings (-want +got):\n%s", tt.source, diff)
+			}
+		})
+	}
+}
+
+func TestRepairedMapping(t *testing.T) {
+	res, err := specloader.Load(t.Context(), "testdata/repair-mapping.json", specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := res.Doc.Paths.Value("/pets").Post.RequestBody.Value.Content["application/json"].Schema.Value
+	got := map[string]string{}
+	for k, v := range schema.Discriminator.Mapping {
+		got[k] = v.Ref
+	}
+	if diff := cmp.Diff(map[string]string{"cat": "#/components/schemas/Cat"}, got); diff != "" {
+		t.Errorf("mapping after repair (-want +got):\n%s", diff)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], `"dog" → "models/pets.yml#/Dog", "bird" → "#/components/schemas/Bird"`) {
+		t.Errorf("warnings = %q; want one repair note naming both entries", res.Warnings)
+	}
+}
+
+func TestRelativeFileRef(t *testing.T) {
+	res, err := specloader.Load(t.Context(), "testdata/refs/openapi.yaml", specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPetRefs(t, res)
+}
+
+// checkPetRefs checks that testdata/refs/openapi.yaml came with its two
+// external $refs resolved.
+func checkPetRefs(t *testing.T, res *specloader.Result) {
+	t.Helper()
+	pets := res.Doc.Paths.Value("/pets")
+	items := pets.Get.Responses.Value("200").Value.Content["application/json"].Schema.Value.Items
+	if items.Value == nil || items.Value.Properties["name"] == nil {
+		t.Errorf("items $ref %q not resolved to the pet schema: %+v", items.Ref, items.Value)
+	}
+	body := pets.Post.RequestBody
+	if body.Value == nil || body.Value.Content["application/json"].Schema.Value == nil {
+		t.Errorf("requestBody $ref %q not resolved", body.Ref)
+	}
+}
+
+func TestFileURLSource(t *testing.T) {
+	abs, err := filepath.Abs("testdata/refs/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := specloader.Load(t.Context(), "file://"+filepath.ToSlash(abs), specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPetRefs(t, res)
+	if got, want := res.Location.String(), "file://"+filepath.ToSlash(abs); got != want {
+		t.Errorf("Location = %s; want %s", got, want)
+	}
+}
+
+// FuzzLoadData checks that no input makes the loader panic or hang: every
+// failure is an error.
+func FuzzLoadData(f *testing.F) {
+	for _, file := range []string{"tricky.json", "invalid.yaml", "invalid.json", "repair-examples.yaml", "repair-mapping.json", "missing-ref.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/a":{"$ref":"#/paths/~1a"}}}`))
+	f.Add([]byte(`{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{"/a":{"get":{"parameters":[{"in":"body","name":"b"}]}}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := specloader.LoadData(t.Context(), data, nil, specloader.Options{})
+		if err == nil && res.Doc == nil {
+			t.Fatal("LoadData returned neither a document nor an error")
+		}
+	})
+}

@@ -1,0 +1,195 @@
+package specloader_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/specloader"
+)
+
+// newSpecServer serves testdata/refs under /api/ (so /api/openapi.yaml refers
+// to /api/schemas/pet.yaml and /api/bodies.yaml) and records the
+// Authorization header of every request.
+func newSpecServer(t *testing.T) (*httptest.Server, *authLog) {
+	t.Helper()
+	log := &authLog{}
+	files := http.StripPrefix("/api/", http.FileServer(http.Dir("testdata/refs")))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.add(r.URL.Path, r.Header.Get("Authorization"))
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, log
+}
+
+type authLog struct {
+	mu   sync.Mutex
+	seen map[string]string // path → Authorization header
+}
+
+func (l *authLog) add(path, auth string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen == nil {
+		l.seen = map[string]string{}
+	}
+	l.seen[path] = auth
+}
+
+func (l *authLog) get(path string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	auth, ok := l.seen[path]
+	return auth, ok
+}
+
+func TestLoadURL(t *testing.T) {
+	srv, log := newSpecServer(t)
+	src := srv.URL + "/api/openapi.yaml"
+	res, err := specloader.Load(t.Context(), src, specloader.Options{
+		Header: http.Header{"Authorization": {"Bearer s3cret"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPetRefs(t, res) // ./schemas/pet.yaml resolved against the spec URL
+	if got := res.Location.String(); got != src {
+		t.Errorf("Location = %s; want %s", got, src)
+	}
+	if got, want := res.Hash, fileHash(t, "testdata/refs/openapi.yaml"); got != want {
+		t.Errorf("Hash = %s; want %s", got, want)
+	}
+	for _, path := range []string{"/api/openapi.yaml", "/api/schemas/pet.yaml", "/api/bodies.yaml"} {
+		if auth, ok := log.get(path); !ok || auth != "Bearer s3cret" {
+			t.Errorf("%s: Authorization = %q (fetched: %v); want the configured header", path, auth, ok)
+		}
+	}
+}
+
+// TestHeaderStaysOnOrigin: a $ref to another host gets no Options.Header,
+// and neither does a redirect to another host.
+func TestHeaderStaysOnOrigin(t *testing.T) {
+	other, otherLog := newSpecServer(t)
+	spec := strings.ReplaceAll(string(mustRead(t, "testdata/refs/openapi.yaml")), "./schemas/pet.yaml", other.URL+"/api/schemas/pet.yaml")
+	spec = strings.ReplaceAll(spec, "./bodies.yaml", other.URL+"/api/bodies.yaml")
+
+	var mainAuth string
+	main := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/redirect":
+			http.Redirect(w, r, other.URL+"/api/openapi.yaml", http.StatusFound)
+		default:
+			mainAuth = r.Header.Get("Authorization")
+			w.Write([]byte(spec))
+		}
+	}))
+	t.Cleanup(main.Close)
+	opts := specloader.Options{Header: http.Header{"Authorization": {"Bearer s3cret"}}}
+
+	res, err := specloader.Load(t.Context(), main.URL+"/openapi.yaml", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPetRefs(t, res)
+	if mainAuth != "Bearer s3cret" {
+		t.Errorf("spec fetched with Authorization %q; want the configured header", mainAuth)
+	}
+	if auth, _ := otherLog.get("/api/schemas/pet.yaml"); auth != "" {
+		t.Errorf("$ref to another host sent Authorization %q; want none", auth)
+	}
+
+	res, err = specloader.Load(t.Context(), main.URL+"/redirect", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth, _ := otherLog.get("/api/openapi.yaml"); auth != "" {
+		t.Errorf("redirect to another host sent Authorization %q; want none", auth)
+	}
+	if got, want := res.Location.String(), other.URL+"/api/openapi.yaml"; got != want {
+		t.Errorf("Location after redirect = %s; want %s", got, want)
+	}
+}
+
+func TestLoadURLErrors(t *testing.T) {
+	release := make(chan struct{})
+	big := bytes.Repeat([]byte("#"), 4096)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/slow":
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		case "/big":
+			w.Header().Set("Content-Length", "4096") // refused before reading
+			w.Write(big)
+		case "/big-chunked":
+			for range 4 {
+				w.Write(big[:1024])
+				w.(http.Flusher).Flush() // no Content-Length: caught while reading
+			}
+		case "/local-ref":
+			w.Write([]byte("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200': {$ref: '/etc/passwd'}\n"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // cleanups run last-in first-out: before srv.Close, which waits for handlers
+
+	tests := []struct {
+		name string
+		path string
+		opts specloader.Options
+		want []string
+	}{
+		{"404", "/missing.yaml", specloader.Options{}, []string{"/missing.yaml", "unexpected status 404 Not Found"}},
+		{"slow", "/slow", specloader.Options{Timeout: 50 * time.Millisecond}, []string{"/slow", "timed out after 50ms (Options.Timeout)"}},
+		{"oversize", "/big", specloader.Options{MaxBytes: 1000}, []string{"/big", "4096 bytes, over the 1000-byte limit (Options.MaxBytes)"}},
+		{"oversize chunked", "/big-chunked", specloader.Options{MaxBytes: 1000}, []string{"/big-chunked", "exceeds the 1000-byte limit (Options.MaxBytes)"}},
+		{"local file ref", "/local-ref", specloader.Options{}, []string{"/local-ref", "reference to local file /etc/passwd from a spec loaded over HTTP is not allowed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := specloader.Load(t.Context(), srv.URL+tt.path, tt.opts)
+			if err == nil {
+				t.Fatal("Load succeeded; want an error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Load error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestURLUserinfoNotInErrors(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(srv.Close)
+	u, err := url.Parse(srv.URL + "/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword("me", "hunter2")
+	_, err = specloader.Load(t.Context(), u.String(), specloader.Options{})
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("Load error %q: want an error without the password", err)
+	}
+}
+
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

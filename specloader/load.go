@@ -1,0 +1,247 @@
+package specloader
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// DefaultMaxBytes is the size limit used when [Options.MaxBytes] is zero.
+const DefaultMaxBytes = 64 << 20
+
+// DefaultTimeout is the fetch timeout used when [Options.Timeout] is zero.
+const DefaultTimeout = 30 * time.Second
+
+// Options bounds and tunes a load. The zero value is ready to use: 64 MiB,
+// 30 s per fetch, no extra headers, lenient validation, a fresh client.
+type Options struct {
+	// MaxBytes caps the size of the spec document. The documents its
+	// external $refs pull in share a second budget of the same size, so a
+	// spec cannot grow past the limit by splitting itself into files.
+	// 0 (or less) means DefaultMaxBytes (64 MiB).
+	MaxBytes int64
+
+	// Timeout bounds each fetch of a URL: the spec itself and every
+	// document its $refs point to. 0 (or less) means DefaultTimeout (30 s).
+	Timeout time.Duration
+
+	// Header holds extra request headers for fetching a URL spec, typically
+	// credentials for a protected spec. They go to the spec's own scheme and
+	// host only: never to a $ref on another host, and they are dropped on a
+	// redirect to another host. They are never logged. nil means none.
+	Header http.Header
+
+	// Strict turns validation findings into an error. The zero value
+	// validates leniently: examples, defaults, patterns and formats are not
+	// checked, and what remains is reported in [Result.Warnings], because
+	// real specs (GitHub, Jira) fail strict validation yet work. Strict
+	// validation also checks examples, defaults and patterns.
+	Strict bool
+
+	// Client fetches URL specs and URL $refs. nil means a client of its own
+	// with Timeout. A given client is used as is, except that redirects to
+	// another host lose the Header entries.
+	Client *http.Client
+}
+
+func (o Options) maxBytes() int64 {
+	if o.MaxBytes <= 0 {
+		return DefaultMaxBytes
+	}
+	return o.MaxBytes
+}
+
+func (o Options) timeout() time.Duration {
+	if o.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return o.Timeout
+}
+
+// Result is a loaded spec.
+type Result struct {
+	// Doc is the OpenAPI 3 model with every $ref resolved (Swagger 2.0 is
+	// converted, and then reads "3.0.3" in Doc.OpenAPI).
+	Doc *openapi3.T
+
+	// Version is the version the document declares: "2.0", "3.0.3", "3.1.0"...
+	Version string
+
+	// Warnings lists validation findings in lenient mode, one per problem,
+	// at most maxWarnings of them. Empty when the spec validates or Strict is set.
+	Warnings []string
+
+	// Location is where the spec was loaded from: a file:// URL with an
+	// absolute path, or the http(s) URL after redirects. It is the base for
+	// relative server URLs. nil for LoadData without a location.
+	Location *url.URL
+
+	// Hash is the hex SHA-256 of the raw bytes of the spec document (not of
+	// the documents its $refs pull in), for caches.
+	Hash string
+}
+
+// Load reads the spec at source, a file path, a file:// URL or an http(s)
+// URL, and returns its OpenAPI 3 model. Errors name the source and the step
+// that failed.
+func Load(ctx context.Context, source string, opts Options) (res *Result, err error) {
+	name := source
+	defer recoverPanic(&err, &name)
+
+	loc, err := parseSource(source)
+	if err != nil {
+		return nil, fmt.Errorf("loading spec %s: %w", name, err)
+	}
+	if isHTTP(loc) {
+		name = loc.Redacted() // no userinfo in errors
+	}
+
+	s := newSession(ctx, loc, opts)
+	data, loc, err := s.readRoot(loc)
+	if err != nil {
+		return nil, fmt.Errorf("loading spec %s: %w", name, err)
+	}
+	s.setRoot(loc, data)
+	if res, err = s.load(data, loc); err != nil {
+		return nil, fmt.Errorf("loading spec %s: %w", name, err)
+	}
+	return res, nil
+}
+
+// LoadData parses and resolves a spec held in memory. location is where it
+// came from, the base for relative $refs: a file:// URL with an absolute path
+// or an http(s) URL; nil means nowhere, and then a relative external $ref is
+// an error. data is subject to Options.MaxBytes like a read spec.
+func LoadData(ctx context.Context, data []byte, location *url.URL, opts Options) (res *Result, err error) {
+	name := "(in-memory spec)"
+	if location != nil {
+		name = displayURL(location)
+	}
+	defer recoverPanic(&err, &name)
+
+	if location != nil {
+		if err := checkLocation(location); err != nil {
+			return nil, fmt.Errorf("loading spec %s: %w", name, err)
+		}
+	}
+	if max := opts.maxBytes(); int64(len(data)) > max {
+		return nil, fmt.Errorf("loading spec %s: %w", name, tooLarge(int64(len(data)), max))
+	}
+	s := newSession(ctx, location, opts)
+	s.setRoot(location, data)
+	if res, err = s.load(data, location); err != nil {
+		return nil, fmt.Errorf("loading spec %s: %w", name, err)
+	}
+	return res, nil
+}
+
+// recoverPanic turns a panic (kin-openapi has had several on malformed
+// documents) into an error naming the source. It must be deferred directly.
+func recoverPanic(err *error, name *string) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("loading spec %s: %w", *name, panicError(r))
+	}
+}
+
+func panicError(r any) error {
+	return fmt.Errorf("internal error in the OpenAPI library (a malformed document?): %v", r)
+}
+
+// load turns the raw bytes of the spec into a Result: detect the format and
+// version, decode, resolve $refs, validate.
+func (s *session) load(data []byte, loc *url.URL) (*Result, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	res := &Result{Location: loc, Hash: hex.EncodeToString(sum[:])}
+
+	body := trimBOM(data)
+	p, err := probe(body)
+	if err != nil {
+		return nil, err
+	}
+	res.Version = p.version
+
+	doc, err := s.decode(p, body, loc)
+	var notes []string
+	if err != nil && !p.swagger && !s.opts.Strict && s.ctx.Err() == nil {
+		var fixed []byte
+		if fixed, notes = s.repair(body, p, loc); len(notes) > 0 {
+			var err2 error
+			if doc, err2 = loadKin(s.kinLoader(), fixed, loc); err2 != nil {
+				err = fmt.Errorf("%w; still failing after %d repairs: %v", err, len(notes), err2)
+			} else {
+				err = nil
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	res.Doc = doc
+
+	warnings, err := validate(s.ctx, res.Doc, s.opts.Strict)
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = append(notes, warnings...)
+	return res, nil
+}
+
+// decode builds the OpenAPI 3 model with its $refs resolved.
+func (s *session) decode(p probeResult, body []byte, loc *url.URL) (*openapi3.T, error) {
+	kl := s.kinLoader()
+	switch {
+	case p.swagger:
+		var doc2 openapi2.T
+		if err := openapi2.UnmarshalFromData(body, &doc2); err != nil {
+			return nil, fmt.Errorf("parsing Swagger 2.0 document: %w", err)
+		}
+		doc, err := openapi2conv.ToV3WithLoader(&doc2, kl, loc)
+		if err != nil {
+			return nil, fmt.Errorf("converting Swagger 2.0 to OpenAPI 3: %w", err)
+		}
+		return doc, nil
+	case p.json != nil:
+		doc, err := decodeJSON(s.ctx, p.json)
+		if err != nil {
+			return nil, err
+		}
+		if err := kl.ResolveRefsIn(doc, loc); err != nil {
+			return nil, fmt.Errorf("resolving references: %w", err)
+		}
+		return doc, nil
+	default:
+		return loadKin(kl, body, loc)
+	}
+}
+
+// loadKin decodes and resolves through kin-openapi's own loader: the path for
+// YAML, and for repaired documents.
+func loadKin(kl *openapi3.Loader, body []byte, loc *url.URL) (*openapi3.T, error) {
+	var (
+		doc *openapi3.T
+		err error
+	)
+	if loc == nil {
+		doc, err = kl.LoadFromData(body)
+	} else {
+		doc, err = kl.LoadFromDataWithPath(body, loc)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decoding and resolving OpenAPI 3 document: %w", err)
+	}
+	return doc, nil
+}

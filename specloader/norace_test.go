@@ -1,0 +1,5 @@
+//go:build !race
+
+package specloader_test
+
+const raceEnabled = false

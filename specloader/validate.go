@@ -1,0 +1,73 @@
+package specloader
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// maxWarnings caps Result.Warnings; a last entry says how many were left out.
+const maxWarnings = 100
+
+// validate runs doc.Validate and returns its findings as warnings, or, when
+// strict, as an error.
+//
+// Lenient validation skips what real specs commonly get wrong without harm
+// to a caller: examples, defaults, regex patterns Go cannot compile, and
+// formats. Strict validation uses kin-openapi's defaults, which check the
+// first three. Both collect every independent problem (EnableMultiError)
+// rather than stopping at the first.
+func validate(ctx context.Context, doc *openapi3.T, strict bool) ([]string, error) {
+	opts := []openapi3.ValidationOption{openapi3.EnableMultiError()}
+	if !strict {
+		opts = append(opts,
+			openapi3.DisableExamplesValidation(),
+			openapi3.DisableSchemaDefaultsValidation(),
+			openapi3.DisableSchemaPatternValidation(),
+			openapi3.DisableSchemaFormatValidation(),
+			openapi3.AllowExtensionsWithRef(),
+		)
+	}
+	err := runValidate(ctx, doc, opts)
+	if err == nil {
+		return nil, nil
+	}
+	if strict {
+		return nil, fmt.Errorf("validating (Options.Strict): %w", err)
+	}
+	return findings(err), nil
+}
+
+// runValidate calls doc.Validate, turning a panic into a finding: the
+// document is loaded by then, and in lenient mode still usable.
+func runValidate(ctx context.Context, doc *openapi3.T, opts []openapi3.ValidationOption) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("validation stopped: %w", panicError(r))
+		}
+	}()
+	return doc.Validate(ctx, opts...)
+}
+
+// findings flattens kin-openapi's MultiError (possibly nested) into one
+// string per problem.
+func findings(err error) []string {
+	var out []string
+	var walk func(error)
+	walk = func(err error) {
+		if me, ok := err.(openapi3.MultiError); ok {
+			for _, e := range me {
+				walk(e)
+			}
+			return
+		}
+		out = append(out, err.Error())
+	}
+	walk(err)
+	if len(out) > maxWarnings {
+		n := len(out) - maxWarnings
+		out = append(out[:maxWarnings], fmt.Sprintf("... and %d more validation findings", n))
+	}
+	return out
+}

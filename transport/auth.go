@@ -1,0 +1,167 @@
+package transport
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+)
+
+// principal is an authenticated caller. Its id is stable and carries no
+// secret: "api-key:N" (the index of the matching key) or "jwt:ISS|SUB".
+type principal struct {
+	id      string
+	expires time.Time // zero for API keys
+	scopes  []string
+}
+
+// authError is why a request was not authenticated. A zero code means no
+// credential was presented (RFC 6750 §3.1: then the challenge has no error).
+type authError struct {
+	code string // "invalid_token" or ""
+	desc string // safe for the client: never echoes the credential
+}
+
+// authenticator checks the inbound credential of every MCP request.
+type authenticator struct {
+	keys           [][sha256.Size]byte // digests of HTTPOptions.APIKeys
+	allowKeyHeader bool
+	jwt            *jwtVerifier // nil without JWKSURL
+	resourceURL    string       // HTTPOptions.ResourceURL; "" derives it per request
+
+	// bind stores the principal where go-sdk looks for it; see bindPrincipal.
+	bind func(http.Handler) http.Handler
+}
+
+func newAuthenticator(o HTTPOptions, jwt *jwtVerifier) *authenticator {
+	a := &authenticator{
+		allowKeyHeader: o.AllowAPIKeyHeader,
+		jwt:            jwt,
+		resourceURL:    o.ResourceURL,
+	}
+	for _, k := range o.APIKeys {
+		a.keys = append(a.keys, sha256.Sum256([]byte(k)))
+	}
+	a.bind = auth.RequireBearerToken(principalTokenInfo, &auth.RequireBearerTokenOptions{
+		AllowMissingExpiration: true,      // API keys do not expire
+		ClockSkew:              jwtLeeway, // exp was already checked with this leeway
+	})
+	return a
+}
+
+// authenticate returns the caller of r, or why it could not be established.
+// The Authorization header decides when present; X-API-Key is read only when
+// allowed and no Authorization header was sent.
+func (a *authenticator) authenticate(r *http.Request) (principal, *authError) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, token, _ := strings.Cut(strings.TrimSpace(h), " ")
+		token = strings.TrimSpace(token)
+		if !strings.EqualFold(scheme, "Bearer") || token == "" {
+			return principal{}, &authError{desc: "a Bearer token is required"}
+		}
+		if p, ok := a.matchKey(token); ok {
+			return p, nil
+		}
+		if a.jwt != nil && strings.Count(token, ".") == 2 {
+			return a.jwt.verify(r.Context(), token)
+		}
+		return principal{}, &authError{code: "invalid_token", desc: "unknown API key or invalid token"}
+	}
+	if a.allowKeyHeader {
+		if k := r.Header.Get("X-API-Key"); k != "" {
+			if p, ok := a.matchKey(k); ok {
+				return p, nil
+			}
+			return principal{}, &authError{code: "invalid_token", desc: "unknown API key"}
+		}
+	}
+	return principal{}, &authError{desc: "authentication required"}
+}
+
+// matchKey compares the SHA-256 digest of candidate with every configured
+// key digest in constant time, without stopping at the first match, so that
+// neither the key's length nor its position leaks through timing.
+func (a *authenticator) matchKey(candidate string) (principal, bool) {
+	d := sha256.Sum256([]byte(candidate))
+	match := -1
+	for i := range a.keys {
+		if subtle.ConstantTimeCompare(d[:], a.keys[i][:]) == 1 && match < 0 {
+			match = i
+		}
+	}
+	if match < 0 {
+		return principal{}, false
+	}
+	return principal{id: fmt.Sprintf("api-key:%d", match)}, true
+}
+
+// challenge answers 401 with the RFC 9728 / RFC 6750 WWW-Authenticate header.
+func (a *authenticator) challenge(w http.ResponseWriter, r *http.Request, e *authError) {
+	params := []string{fmt.Sprintf("resource_metadata=%q", metadataURL(a.resource(r)))}
+	if e.code != "" {
+		params = append(params, fmt.Sprintf("error=%q", e.code), fmt.Sprintf("error_description=%q", e.desc))
+	}
+	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
+	http.Error(w, "Unauthorized: "+e.desc, http.StatusUnauthorized)
+}
+
+// resource is the RFC 9728 resource identifier of this server as seen by r.
+func (a *authenticator) resource(r *http.Request) string {
+	if a.resourceURL != "" {
+		return a.resourceURL
+	}
+	return derivedResourceURL(r)
+}
+
+// principalKey carries the authenticated principal in a request context.
+type principalKey struct{}
+
+func principalFrom(ctx context.Context) (principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(principal)
+	return p, ok
+}
+
+// bindPrincipal hands the authenticated principal to go-sdk as an
+// auth.TokenInfo, so that stateful streamable sessions are bound to the user
+// that created them (go-sdk answers 403 to another user presenting the same
+// Mcp-Session-Id). The context key go-sdk reads is unexported and only
+// auth.RequireBearerToken sets it, so the request passes through that
+// middleware with a placeholder bearer value, whose verifier returns the
+// principal established by authenticate; the placeholder is removed again
+// before go-sdk sees the request. The real credential was removed earlier
+// (see stripCredentials).
+func (a *authenticator) bindPrincipal(w http.ResponseWriter, r *http.Request, p principal, next http.Handler) {
+	r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
+	r.Header.Set("Authorization", "Bearer authenticated-by-mcpbridge")
+	a.bind(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del("Authorization")
+		next.ServeHTTP(w, r)
+	})).ServeHTTP(w, r)
+}
+
+// principalTokenInfo is the auth.TokenVerifier used by bindPrincipal.
+func principalTokenInfo(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+	p, ok := principalFrom(ctx)
+	if !ok {
+		return nil, auth.ErrInvalidToken // unreachable: bindPrincipal sets it
+	}
+	return &auth.TokenInfo{UserID: p.id, Expiration: p.expires, Scopes: p.scopes}, nil
+}
+
+// stripCredentials returns a copy of r without the inbound credential
+// headers, so that nothing downstream (go-sdk, tool handlers through
+// mcp.RequestExtra.Header, their logs or upstream requests) can see them.
+func stripCredentials(r *http.Request) *http.Request {
+	if r.Header.Get("Authorization") == "" && r.Header.Get("X-API-Key") == "" {
+		return r
+	}
+	r = r.Clone(r.Context())
+	r.Header.Del("Authorization")
+	r.Header.Del("X-API-Key")
+	return r
+}

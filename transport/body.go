@@ -1,0 +1,93 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// checkBody buffers a POST body of at most max bytes and rejects, before
+// go-sdk sees it, what go-sdk answers in plain text:
+//   - a body over max: 413 (go-sdk enforces the same limit again);
+//   - a JSON body that does not parse: 400 with a JSON-RPC parse error
+//     (-32700), as JSON-RPC 2.0 requires;
+//   - JSON that is not a JSON-RPC message: 400 with -32600 (Invalid Request).
+//
+// Batches (arrays) and non-JSON content types pass on to go-sdk, which owns
+// batch support per protocol revision and the 415 answer.
+func checkBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+		if err != nil {
+			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+				writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest,
+					fmt.Sprintf("request body exceeds %d bytes", max))
+				return
+			}
+			http.Error(w, "reading request body failed", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
+			if code, msg := checkMessage(data); code != 0 {
+				writeRPCError(w, http.StatusBadRequest, code, msg)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// checkMessage returns a JSON-RPC error code and message when data is not a
+// JSON-RPC message or batch, and 0 otherwise.
+func checkMessage(data []byte) (code int64, msg string) {
+	if !json.Valid(data) {
+		return jsonrpc.CodeParseError, "Parse error: request body is not valid JSON"
+	}
+	switch t := bytes.TrimLeft(data, " \t\r\n"); t[0] {
+	case '[':
+		return 0, ""
+	case '{':
+		if _, err := jsonrpc.DecodeMessage(data); err != nil {
+			return jsonrpc.CodeInvalidRequest, "Invalid Request: " + err.Error()
+		}
+		return 0, ""
+	default:
+		return jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON-RPC message"
+	}
+}
+
+// rpcErrorBody is a JSON-RPC error response to a request whose id could not
+// be read, so id is null (JSON-RPC 2.0 §5).
+type rpcErrorBody struct {
+	JSONRPC string   `json:"jsonrpc"`
+	ID      any      `json:"id"`
+	Error   rpcError `json:"error"`
+}
+
+type rpcError struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+}
+
+func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
+	body, err := json.Marshal(rpcErrorBody{JSONRPC: "2.0", Error: rpcError{Code: code, Message: msg}})
+	if err != nil { // cannot happen: fixed types
+		http.Error(w, msg, status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,186 @@
+package transport_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/transport"
+)
+
+// rpcErrorDoc is a JSON-RPC error response as a client decodes it.
+type rpcErrorDoc struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   struct {
+		Code int64 `json:"code"`
+	} `json:"error"`
+}
+
+// TestHTTPContract checks the status codes and headers of the HTTP contract
+// with raw requests.
+func TestHTTPContract(t *testing.T) {
+	stateless := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{MaxBodyBytes: 1024})
+	stateful := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{Stateful: true, MaxBodyBytes: 1024})
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 2048) + `"}}`
+
+	tests := []struct {
+		name       string
+		server     string
+		method     string
+		path       string
+		body       string
+		header     map[string]string
+		wantStatus int
+		wantAllow  string
+		wantRPC    int64 // JSON-RPC error code in the body; 0 means none checked
+		wantEmpty  bool  // the body must be empty
+	}{
+		{name: "notification gets 202 and no body", server: stateless.URL, method: "POST", path: "/mcp",
+			body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, wantStatus: 202, wantEmpty: true},
+		{name: "malformed JSON gets a parse error", server: stateless.URL, method: "POST", path: "/mcp",
+			body: `{"jsonrpc":"2.0","id":1,"method":`, wantStatus: 400, wantRPC: -32700},
+		{name: "empty body gets a parse error", server: stateless.URL, method: "POST", path: "/mcp",
+			body: ``, wantStatus: 400, wantRPC: -32700},
+		{name: "JSON that is not JSON-RPC is an invalid request", server: stateless.URL, method: "POST", path: "/mcp",
+			body: `42`, wantStatus: 400, wantRPC: -32600},
+		{name: "object without jsonrpc tag is an invalid request", server: stateless.URL, method: "POST", path: "/mcp",
+			body: `{"id":1,"method":"tools/list"}`, wantStatus: 400, wantRPC: -32600},
+		{name: "stateless GET gets 405", server: stateless.URL, method: "GET", path: "/mcp",
+			wantStatus: 405, wantAllow: "POST"},
+		{name: "stateless DELETE gets 405", server: stateless.URL, method: "DELETE", path: "/mcp",
+			wantStatus: 405, wantAllow: "POST"},
+		{name: "stateful PUT gets 405", server: stateful.URL, method: "PUT", path: "/mcp",
+			wantStatus: 405, wantAllow: "GET, POST, DELETE"},
+		{name: "stateful POST to unknown session gets 404", server: stateful.URL, method: "POST", path: "/mcp",
+			body: `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, header: map[string]string{"Mcp-Session-Id": "nope"}, wantStatus: 404},
+		{name: "stateful GET of unknown session gets 404", server: stateful.URL, method: "GET", path: "/mcp",
+			header: map[string]string{"Mcp-Session-Id": "nope"}, wantStatus: 404},
+		{name: "stateful DELETE of unknown session gets 404", server: stateful.URL, method: "DELETE", path: "/mcp",
+			header: map[string]string{"Mcp-Session-Id": "nope"}, wantStatus: 404},
+		{name: "body over the limit gets 413", server: stateless.URL, method: "POST", path: "/mcp",
+			body: big, wantStatus: 413},
+		{name: "body over the limit on /messages gets 413", server: stateless.URL, method: "POST", path: "/messages?sessionId=x",
+			body: big, wantStatus: 413},
+		{name: "wrong content type gets 415", server: stateless.URL, method: "POST", path: "/mcp",
+			body: `{}`, header: map[string]string{"Content-Type": "text/plain"}, wantStatus: 415},
+		{name: "POST /sse gets 405", server: stateless.URL, method: "POST", path: "/sse",
+			body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, wantStatus: 405, wantAllow: "GET"},
+		{name: "GET /messages gets 405", server: stateless.URL, method: "GET", path: "/messages",
+			wantStatus: 405, wantAllow: "POST"},
+		{name: "unknown SSE session gets 404", server: stateless.URL, method: "POST", path: "/messages?sessionId=nope",
+			body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, wantStatus: 404},
+		{name: "missing SSE session id gets 400", server: stateless.URL, method: "POST", path: "/messages",
+			body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, wantStatus: 400},
+		{name: "malformed JSON on /messages gets a parse error", server: stateless.URL, method: "POST", path: "/messages?sessionId=x",
+			body: `not json`, wantStatus: 400, wantRPC: -32700},
+		{name: "initialize is served", server: stateless.URL, method: "POST", path: "/mcp",
+			body: initializeBody, wantStatus: 200},
+		{name: "health is served", server: stateless.URL, method: "GET", path: "/health", wantStatus: 200},
+		{name: "POST /health gets 405", server: stateless.URL, method: "POST", path: "/health", wantStatus: 405, wantAllow: "GET, HEAD"},
+		{name: "metadata is not served without auth", server: stateless.URL, method: "GET", path: "/.well-known/oauth-protected-resource", wantStatus: 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := do(t, rpc(t, tt.method, tt.server+tt.path, tt.body, tt.header))
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status = %d; want %d (body %q)", resp.StatusCode, tt.wantStatus, body)
+			}
+			if got := resp.Header.Get("Allow"); got != tt.wantAllow {
+				t.Errorf("Allow = %q; want %q", got, tt.wantAllow)
+			}
+			if tt.wantEmpty && body != "" {
+				t.Errorf("body = %q; want empty", body)
+			}
+			if tt.wantRPC != 0 {
+				var got rpcErrorDoc
+				if err := json.Unmarshal([]byte(body), &got); err != nil {
+					t.Fatalf("body %q is not a JSON-RPC error: %v", body, err)
+				}
+				want := rpcErrorDoc{JSONRPC: "2.0", ID: json.RawMessage("null")}
+				want.Error.Code = tt.wantRPC
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("JSON-RPC error mismatch (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// TestLegacySSEEndpoint checks that GET /sse announces the /messages route
+// with a sessionId parameter, and that a POST there is accepted with 202
+// and answered on the stream as an "event: message".
+func TestLegacySSEEndpoint(t *testing.T) {
+	ts := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{})
+	req := rpc(t, "GET", ts.URL+"/sse", "", map[string]string{"Accept": "text/event-stream"})
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET /sse: %v", err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type = %q; want text/event-stream", ct)
+	}
+	events := sseEvents(bufio.NewReader(resp.Body))
+	first := <-events
+	if first.name != "endpoint" || !strings.HasPrefix(first.data, "/messages?sessionId=") {
+		t.Fatalf("first event = %+v; want an endpoint event naming /messages?sessionId=...", first)
+	}
+
+	post, body := do(t, rpc(t, "POST", ts.URL+first.data, initializeBody, nil))
+	if post.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST %s = %d %q; want 202", first.data, post.StatusCode, body)
+	}
+	msg := <-events
+	var got struct {
+		ID     int `json:"id"`
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(msg.data), &got); msg.name != "message" || err != nil {
+		t.Fatalf("second event = %+v (%v); want a message event with the initialize result", msg, err)
+	}
+	if got.ID != 1 || got.Result.ProtocolVersion != "2025-06-18" {
+		t.Errorf("initialize result = %+v; want id 1, protocolVersion 2025-06-18", got)
+	}
+}
+
+// sseEvent is one parsed server-sent event, or a comment (name ":").
+type sseEvent struct {
+	name, data string
+}
+
+// sseEvents parses r into events and comments until it ends.
+func sseEvents(r *bufio.Reader) <-chan sseEvent {
+	ch := make(chan sseEvent, 64)
+	go func() {
+		defer close(ch)
+		var ev sseEvent
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimRight(line, "\r\n")
+			switch {
+			case line == "":
+				if ev != (sseEvent{}) {
+					ch <- ev
+				}
+				ev = sseEvent{}
+			case strings.HasPrefix(line, ":"):
+				ch <- sseEvent{name: ":", data: strings.TrimSpace(line[1:])}
+			case strings.HasPrefix(line, "event:"):
+				ev.name = strings.TrimSpace(line[len("event:"):])
+			case strings.HasPrefix(line, "data:"):
+				ev.data = strings.TrimSpace(line[len("data:"):])
+			}
+		}
+	}()
+	return ch
+}

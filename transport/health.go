@@ -1,0 +1,68 @@
+package transport
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// healthBody is the /health document: "status" plus the process Status.
+type healthBody struct {
+	State string `json:"status"` // always "ok"
+	*Status
+}
+
+// readyBody is the /ready document.
+type readyBody struct {
+	Ready bool `json:"ready"`
+}
+
+// healthHandler serves GET /health: liveness, always 200 while the process
+// serves, with what the process reports about itself. Unauthenticated, so
+// status must hold nothing secret (the upstream base URL is not).
+func healthHandler(status func() Status) http.Handler {
+	return getOnly(func(w http.ResponseWriter, _ *http.Request) {
+		body := healthBody{State: "ok"}
+		if status != nil {
+			st := status()
+			body.Status = &st
+		}
+		writeJSON(w, http.StatusOK, body)
+	})
+}
+
+// readyHandler serves GET /ready: 200 once Status().Ready (spec loaded and
+// tools registered), 503 before. Without a status func it is always ready.
+func readyHandler(status func() Status) http.Handler {
+	return getOnly(func(w http.ResponseWriter, _ *http.Request) {
+		ready := status == nil || status().Ready
+		code := http.StatusOK
+		if !ready {
+			code = http.StatusServiceUnavailable
+		}
+		writeJSON(w, code, readyBody{Ready: ready})
+	})
+}
+
+// getOnly answers 405 with Allow to anything but GET and HEAD.
+func getOnly(f http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		f(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil { // cannot happen: fixed types
+		http.Error(w, "encoding response failed", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(body, '\n'))
+}

@@ -1,0 +1,164 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
+)
+
+// httpHandler routes the HTTP transport and holds what shutdown drains.
+type httpHandler struct {
+	mux     *http.ServeMux
+	streams *streamGroup
+	sse     *sseHandler
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// NewHTTPHandler returns the HTTP transport for s as an http.Handler, for
+// callers that run their own http.Server; ServeHTTP adds the listener and
+// graceful shutdown (draining the long-lived streams). It returns every
+// problem in opts at once. Routes:
+//
+//	/mcp                                       streamable HTTP (go-sdk)
+//	GET /sse, POST /messages?sessionId=ID      legacy HTTP+SSE (2024-11-05)
+//	GET /health, GET /ready                    liveness and readiness
+//	/.well-known/oauth-protected-resource[/mcp] RFC 9728 metadata, with auth
+//
+// The MCP routes (/mcp, /sse, /messages) pass, in order: the DNS-rebinding
+// Host check, the Origin check (403) and CORS, authentication (401), removal
+// of the credential headers, the body check (POST: 413, 400), and the
+// keepalive writer. The other routes are unauthenticated.
+//
+// Listen (or Listener) is read only to decide whether a configuration
+// without credentials is loopback-only. When JWKSURL is set, the JWKS is
+// fetched once here and refreshed hourly for the life of the process, since
+// no context bounds a handler; ServeHTTP stops the refresh on shutdown.
+func NewHTTPHandler(s *mcp.Server, opts HTTPOptions, log *zap.Logger) (http.Handler, error) {
+	return newHTTPHandler(context.Background(), s, opts, log)
+}
+
+// newHTTPHandler builds the handler; ctx bounds background work (JWKS
+// refresh).
+func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *zap.Logger) (*httpHandler, error) {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	o := opts.withDefaults()
+	err := o.validate()
+	if s == nil {
+		err = errors.Join(errors.New("no *mcp.Server to serve"), err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("invalid HTTP transport options:\n%w", err)
+	}
+
+	var authn *authenticator
+	if o.authConfigured() {
+		var jwt *jwtVerifier
+		if o.JWKSURL != "" {
+			if jwt, err = newJWTVerifier(ctx, o, log); err != nil {
+				return nil, err
+			}
+		}
+		authn = newAuthenticator(o, jwt)
+	} else {
+		logAuthOff(o, log)
+	}
+
+	h := &httpHandler{
+		mux:     http.NewServeMux(),
+		streams: newStreamGroup(),
+		sse:     newSSEHandler(s, o.MaxBodyBytes, log),
+	}
+	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+		Stateless:           !o.Stateful,
+		SessionTimeout:      o.SessionTimeout,
+		MaxRequestBodyBytes: o.MaxBodyBytes,
+		Logger:              slog.New(zapslog.NewHandler(log.Core(), zapslog.WithName("mcp"))),
+		// A 2026-07-28 call whose client went away (or that shutdown
+		// force-closes) cancels its handler, and so its upstream request.
+		PropagateRequestCancellation: true,
+	})
+	g := guard{origins: newOriginPolicy(o.AllowedOrigins), auth: authn, log: log}
+
+	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, h.streams.track(keepAlive(o.KeepAlive, streamable)))))
+	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, http.HandlerFunc(h.sse.serveStream))))
+	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, http.HandlerFunc(h.sse.serveMessage))))
+	h.mux.Handle("/health", healthHandler(o.Status))
+	h.mux.Handle("/ready", readyHandler(o.Status))
+	if authn != nil {
+		meta := authn.metadataHandler(o.AuthorizationServers)
+		h.mux.Handle(wellKnownPRM, meta)
+		h.mux.Handle(wellKnownPRM+"/", meta)
+	}
+	return h, nil
+}
+
+// logAuthOff says why inbound auth is off: loudly when the listener is
+// reachable from other hosts.
+func logAuthOff(o HTTPOptions, log *zap.Logger) {
+	addr := o.Listen
+	if o.Listener != nil {
+		addr = o.Listener.Addr().String()
+	}
+	switch {
+	case o.NoAuth:
+		log.Info("inbound auth disabled (NoAuth)", zap.String("listen", addr))
+	case isLoopbackHost(addr):
+		log.Info("inbound auth off: loopback listener and no API keys or JWKS configured", zap.String("listen", addr))
+	default:
+		log.Warn("inbound auth off on a non-loopback listener: anyone who can reach it can call every tool; configure API keys or a JWKS, or set NoAuth to acknowledge",
+			zap.String("listen", addr))
+	}
+}
+
+// guard is the access control in front of every MCP route.
+type guard struct {
+	origins originPolicy
+	auth    *authenticator // nil: auth off
+	log     *zap.Logger
+}
+
+func (g guard) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(r) {
+			g.reject(r, "host not allowed on a loopback listener")
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
+		if !g.origins.allow(r) {
+			g.reject(r, "origin not allowed")
+			http.Error(w, "Forbidden: origin not allowed", http.StatusForbidden)
+			return
+		}
+		if cors(w, r) {
+			return // preflight answered; browsers send no credentials on it
+		}
+		if g.auth == nil {
+			next.ServeHTTP(w, stripCredentials(r))
+			return
+		}
+		p, aerr := g.auth.authenticate(r)
+		if aerr != nil {
+			g.reject(r, aerr.desc)
+			g.auth.challenge(w, r, aerr)
+			return
+		}
+		g.auth.bindPrincipal(w, stripCredentials(r), p, next)
+	})
+}
+
+// reject logs a refused request at debug level, without any header value.
+func (g guard) reject(r *http.Request, reason string) {
+	if ce := g.log.Check(zap.DebugLevel, "request rejected"); ce != nil {
+		ce.Write(zap.String("reason", reason), zap.String("method", r.Method),
+			zap.String("path", r.URL.Path), zap.String("remote", r.RemoteAddr))
+	}
+}

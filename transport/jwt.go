@@ -1,0 +1,117 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
+	"go.uber.org/zap"
+)
+
+// jwksFetchTimeout bounds one JWKS download.
+const jwksFetchTimeout = 10 * time.Second
+
+// jwtVerifier checks bearer JWTs: signature against the JWKS, issuer,
+// audience, and expiry (required), with jwtLeeway of clock skew.
+type jwtVerifier struct {
+	keys   keyfunc.Keyfunc
+	parser *jwt.Parser
+	issuer string
+}
+
+// newJWTVerifier fetches the JWKS once (a failure is logged, not fatal: keys
+// are fetched again for an unknown key ID, at most every 5 minutes) and
+// refreshes it hourly until ctx is done.
+func newJWTVerifier(ctx context.Context, o HTTPOptions, log *zap.Logger) (*jwtVerifier, error) {
+	audience := o.JWTAudience
+	if audience == "" {
+		audience = o.ResourceURL
+	}
+	keys, err := keyfunc.NewDefaultOverrideCtx(ctx, []string{o.JWKSURL}, keyfunc.Override{
+		HTTPTimeout: jwksFetchTimeout,
+		RefreshErrorHandlerFunc: func(u string) func(context.Context, error) {
+			return func(_ context.Context, err error) {
+				log.Warn("fetching JWKS failed", zap.String("url", u), zap.Error(err))
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("loading JWKS %s: %w", o.JWKSURL, err)
+	}
+	return &jwtVerifier{
+		keys:   keys,
+		issuer: o.JWTIssuer,
+		parser: jwt.NewParser(
+			// Asymmetric algorithms only. HMAC ("HS*") and "none" are refused:
+			// a resource server verifying against a JWKS has no shared secret,
+			// and accepting HS256 would let a public key be used as one.
+			jwt.WithValidMethods([]string{
+				"RS256", "RS384", "RS512",
+				"PS256", "PS384", "PS512",
+				"ES256", "ES384", "ES512",
+				"EdDSA",
+			}),
+			jwt.WithIssuer(o.JWTIssuer),
+			jwt.WithAudience(audience),
+			jwt.WithExpirationRequired(),
+			jwt.WithLeeway(jwtLeeway),
+		),
+	}, nil
+}
+
+// verify validates token and returns its principal. The error description
+// names the failed check but never the token or its claims' values.
+func (v *jwtVerifier) verify(ctx context.Context, token string) (principal, *authError) {
+	claims := jwt.MapClaims{}
+	if _, err := v.parser.ParseWithClaims(token, claims, v.keys.KeyfuncCtx(ctx)); err != nil {
+		return principal{}, &authError{code: "invalid_token", desc: jwtErrorDescription(err)}
+	}
+	sub, _ := claims.GetSubject()
+	p := principal{id: "jwt:" + v.issuer + "|" + sub, scopes: scopes(claims)}
+	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
+		p.expires = exp.Time
+	}
+	return p, nil
+}
+
+func jwtErrorDescription(err error) string {
+	for _, c := range []struct {
+		err  error
+		desc string
+	}{
+		{jwt.ErrTokenExpired, "token expired"},
+		{jwt.ErrTokenNotValidYet, "token not valid yet"},
+		{jwt.ErrTokenInvalidAudience, "token audience does not match this resource"},
+		{jwt.ErrTokenInvalidIssuer, "token issuer not accepted"},
+		{jwt.ErrTokenRequiredClaimMissing, "token lacks a required claim"},
+		{jwt.ErrTokenMalformed, "malformed token"},
+		{jwt.ErrTokenSignatureInvalid, "token signature invalid"},
+		{jwt.ErrTokenUnverifiable, "token signature could not be verified"},
+	} {
+		if errors.Is(err, c.err) {
+			return c.desc
+		}
+	}
+	return "invalid token"
+}
+
+// scopes reads the OAuth "scope" claim (space-separated, RFC 8693) or the
+// "scp" array some issuers use.
+func scopes(claims jwt.MapClaims) []string {
+	if s, ok := claims["scope"].(string); ok {
+		return strings.Fields(s)
+	}
+	var out []string
+	if list, ok := claims["scp"].([]any); ok {
+		for _, s := range list {
+			if s, ok := s.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,133 @@
+package transport
+
+import (
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// keepAliveComment is an SSE comment line: clients ignore it, proxies and
+// load balancers see traffic and keep an idle stream open.
+const keepAliveComment = ": keepalive\n\n"
+
+// keepAlive writes keepAliveComment on a text/event-stream response after
+// every interval without other writes. go-sdk has no such hook: its
+// ServerOptions.KeepAlive sends JSON-RPC pings, which need a session that can
+// receive a reply and so do nothing for stateless or legacy SSE streams.
+//
+// A response is only recognised as a stream once its header is written, so a
+// POST whose SSE response has not written its first event yet (a slow call
+// with no progress notifications) gets no comments until then: its status is
+// not decided before that.
+func keepAlive(interval time.Duration, next http.Handler) http.Handler {
+	if interval <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kw := &keepAliveWriter{w: w, interval: interval}
+		defer kw.close()
+		next.ServeHTTP(kw, r)
+	})
+}
+
+// keepAliveWriter serializes the handler's writes with the keepalive
+// comments: go-sdk writes each SSE event in one Write, so a comment can never
+// land inside an event.
+type keepAliveWriter struct {
+	w        http.ResponseWriter
+	interval time.Duration
+
+	mu          sync.Mutex
+	wroteHeader bool
+	closed      bool          // the handler returned: w must not be touched
+	timer       *time.Timer   // non-nil once the response is an event stream
+	stop        chan struct{} // closed by close to end the ticking goroutine
+}
+
+func (k *keepAliveWriter) Header() http.Header { return k.w.Header() }
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (k *keepAliveWriter) Unwrap() http.ResponseWriter { return k.w }
+
+func (k *keepAliveWriter) WriteHeader(code int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.writeHeaderLocked(code)
+}
+
+func (k *keepAliveWriter) writeHeaderLocked(code int) {
+	if k.wroteHeader {
+		return
+	}
+	k.w.WriteHeader(code)
+	if code < 200 {
+		return // informational: the real header follows
+	}
+	k.wroteHeader = true
+	ct, _, _ := mime.ParseMediaType(k.w.Header().Get("Content-Type"))
+	if code == http.StatusOK && ct == "text/event-stream" {
+		k.timer = time.NewTimer(k.interval)
+		k.stop = make(chan struct{})
+		go k.tick(k.timer.C, k.stop)
+	}
+}
+
+func (k *keepAliveWriter) Write(p []byte) (int, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return 0, io.ErrClosedPipe // a write after the handler returned
+	}
+	k.writeHeaderLocked(http.StatusOK)
+	n, err := k.w.Write(p)
+	if k.timer != nil {
+		k.timer.Reset(k.interval)
+	}
+	return n, err
+}
+
+// FlushError implements the interface http.ResponseController looks for.
+func (k *keepAliveWriter) FlushError() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.writeHeaderLocked(http.StatusOK)
+	return http.NewResponseController(k.w).Flush()
+}
+
+// Flush implements http.Flusher.
+func (k *keepAliveWriter) Flush() { _ = k.FlushError() }
+
+// tick writes a comment whenever the timer fires, that is after interval
+// without writes (Write resets the timer).
+func (k *keepAliveWriter) tick(c <-chan time.Time, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-c:
+			k.mu.Lock()
+			if !k.closed {
+				// A failed write means the client left; the handler sees
+				// its request context end.
+				if _, err := io.WriteString(k.w, keepAliveComment); err == nil {
+					_ = http.NewResponseController(k.w).Flush()
+				}
+				k.timer.Reset(k.interval)
+			}
+			k.mu.Unlock()
+		}
+	}
+}
+
+// close stops the comments; after it returns nothing writes to w.
+func (k *keepAliveWriter) close() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.closed = true
+	if k.timer != nil {
+		k.timer.Stop()
+		close(k.stop)
+	}
+}

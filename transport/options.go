@@ -1,0 +1,216 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults for the zero values of HTTPOptions.
+const (
+	DefaultListen            = "127.0.0.1:8080"
+	DefaultSessionTimeout    = 30 * time.Minute
+	DefaultMaxBodyBytes      = 4 << 20
+	DefaultKeepAlive         = 30 * time.Second
+	DefaultShutdownTimeout   = 15 * time.Second
+	DefaultReadHeaderTimeout = 10 * time.Second
+
+	// idleTimeout bounds keep-alive connections that carry no request.
+	idleTimeout = 2 * time.Minute
+	// jwtLeeway is the clock skew tolerated on exp, nbf and iat.
+	jwtLeeway = 30 * time.Second
+)
+
+// Status is what /health reports and /ready decides on. The process fills it
+// in (HTTPOptions.Status); the transport only serializes it.
+type Status struct {
+	Version         string `json:"version,omitempty"`
+	Transport       string `json:"transport,omitempty"`
+	UpstreamBaseURL string `json:"upstream_base_url,omitempty"`
+	Tools           int    `json:"tools"`
+	Degraded        bool   `json:"degraded"`
+	Ready           bool   `json:"ready"` // spec loaded and tools registered
+}
+
+// HTTPOptions configures NewHTTPHandler and ServeHTTP. Every zero value is a
+// usable default, stated on its field.
+type HTTPOptions struct {
+	// Listen is the address to bind; "" means 127.0.0.1:8080.
+	Listen string
+	// Stateful switches /mcp to sessions (Mcp-Session-Id, GET stream, DELETE);
+	// false serves stateless streamable HTTP, the only mode that speaks the
+	// 2026-07-28 revision and that needs no session affinity.
+	Stateful bool
+	// SessionTimeout closes idle sessions in stateful mode; 0 means 30m.
+	SessionTimeout time.Duration
+	// APIKeys are static inbound credentials, accepted as
+	// "Authorization: Bearer KEY" (or X-API-Key when AllowAPIKeyHeader).
+	// They are kept only as SHA-256 digests and compared in constant time.
+	APIKeys []string
+	// AllowAPIKeyHeader also accepts an API key in the X-API-Key header.
+	AllowAPIKeyHeader bool
+	// AllowedOrigins lists the browser origins ("https://app.example.com")
+	// allowed to call /mcp, /sse and /messages; a request with any other
+	// Origin header gets 403. Empty means only loopback origins
+	// (http(s)://localhost:*, 127.0.0.1:*, [::1]:*) and the request's own host.
+	// Requests without an Origin header (non-browser clients) are not affected.
+	AllowedOrigins []string
+	// JWKSURL turns on JWT bearer verification (RS*, PS*, ES*, EdDSA) against
+	// the keys published there. It requires JWTIssuer, and an audience
+	// (JWTAudience or ResourceURL).
+	JWKSURL string
+	// JWTIssuer is the required "iss" claim.
+	JWTIssuer string
+	// JWTAudience is the required "aud" claim; "" means ResourceURL (RFC 8707).
+	JWTAudience string
+	// ResourceURL is the bridge's public URL (RFC 9728 "resource"), for
+	// example https://api.example.com/mcp. "" derives it from each request
+	// (scheme + Host + "/mcp"), which is fine for metadata discovery but never
+	// used as a JWT audience, since the Host header is client-controlled.
+	ResourceURL string
+	// AuthorizationServers are the issuer URLs listed in the protected
+	// resource metadata; nil lists none.
+	AuthorizationServers []string
+	// NoAuth explicitly turns inbound authentication off. It conflicts with
+	// APIKeys and JWKSURL. Without it, and without credentials configured,
+	// auth is off too: silently on a loopback listener, with a warning on any
+	// other address.
+	NoAuth bool
+	// MaxBodyBytes caps a POST body; 0 means 4 MiB. Larger bodies get 413.
+	MaxBodyBytes int64
+	// KeepAlive is the interval of ": keepalive" comments on idle SSE
+	// streams; 0 means 30s, negative disables them.
+	KeepAlive time.Duration
+	// ShutdownTimeout is how long in-flight calls may run once shutdown
+	// starts before they are cancelled; 0 means 15s.
+	ShutdownTimeout time.Duration
+	// ReadHeaderTimeout bounds reading request headers; 0 means 10s.
+	ReadHeaderTimeout time.Duration
+	// Status feeds /health and /ready; nil reports only {"status":"ok"} and
+	// ready.
+	Status func() Status
+	// Listener, when set, is served instead of binding Listen (tests use
+	// port 0). ServeHTTP closes it on shutdown.
+	Listener net.Listener
+	// OnListen, when set, is called once with the bound address before
+	// serving starts.
+	OnListen func(addr net.Addr)
+}
+
+// withDefaults returns o with its zero values replaced by the defaults.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.Listen == "" {
+		o.Listen = DefaultListen
+	}
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = DefaultSessionTimeout
+	}
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = DefaultKeepAlive
+	}
+	if o.ShutdownTimeout == 0 {
+		o.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if o.ReadHeaderTimeout == 0 {
+		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	return o
+}
+
+// authConfigured reports whether any inbound credential is configured.
+func (o HTTPOptions) authConfigured() bool {
+	return len(o.APIKeys) > 0 || o.JWKSURL != ""
+}
+
+// validate reports every problem in o at once. o has its defaults applied.
+func (o HTTPOptions) validate() error {
+	var errs []error
+	add := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf(format, args...))
+	}
+	if o.Listener == nil {
+		if _, _, err := net.SplitHostPort(o.Listen); err != nil {
+			add("Listen %q: %w", o.Listen, err)
+		}
+	}
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"SessionTimeout", o.SessionTimeout},
+		{"ShutdownTimeout", o.ShutdownTimeout},
+		{"ReadHeaderTimeout", o.ReadHeaderTimeout},
+	} {
+		if d.d < 0 {
+			add("%s is negative (%s)", d.name, d.d)
+		}
+	}
+	if o.MaxBodyBytes < 0 {
+		add("MaxBodyBytes is negative (%d)", o.MaxBodyBytes)
+	}
+	for i, k := range o.APIKeys {
+		switch {
+		case k == "":
+			add("APIKeys[%d] is empty", i)
+		case strings.TrimSpace(k) != k:
+			add("APIKeys[%d] has leading or trailing white space", i)
+		}
+	}
+	for _, origin := range o.AllowedOrigins {
+		if _, err := normalizeOrigin(origin); err != nil {
+			add("AllowedOrigins: %w", err)
+		}
+	}
+	if o.NoAuth && o.authConfigured() {
+		add("NoAuth conflicts with APIKeys/JWKSURL: drop one or the other")
+	}
+	if o.ResourceURL != "" {
+		if err := checkHTTPURL(o.ResourceURL, false); err != nil {
+			add("ResourceURL: %w", err)
+		}
+	}
+	for i, as := range o.AuthorizationServers {
+		if err := checkHTTPURL(as, true); err != nil {
+			add("AuthorizationServers[%d]: %w", i, err)
+		}
+	}
+	if o.JWKSURL != "" {
+		if err := checkHTTPURL(o.JWKSURL, true); err != nil {
+			add("JWKSURL: %w", err)
+		}
+		if o.JWTIssuer == "" {
+			add("JWKSURL needs JWTIssuer: without an issuer check any token signed by those keys is accepted")
+		}
+		if o.JWTAudience == "" && o.ResourceURL == "" {
+			add("JWKSURL needs JWTAudience or ResourceURL: an audience derived from the client-controlled Host header would not bind tokens to this server")
+		}
+	} else if o.JWTIssuer != "" || o.JWTAudience != "" {
+		add("JWTIssuer/JWTAudience are set but JWKSURL is empty")
+	}
+	return errors.Join(errs...)
+}
+
+// checkHTTPURL checks that raw is an absolute http(s) URL without fragment.
+// When httpsUnlessLoopback, plain http is accepted only for a loopback host.
+func checkHTTPURL(raw string, httpsUnlessLoopback bool) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q: %w", raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http(s) URL", raw)
+	}
+	if u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("%q must not carry a fragment or user info", raw)
+	}
+	if httpsUnlessLoopback && u.Scheme == "http" && !isLoopbackHost(u.Host) {
+		return fmt.Errorf("%q must use https (plain http only on loopback)", raw)
+	}
+	return nil
+}

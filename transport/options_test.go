@@ -1,0 +1,103 @@
+package transport_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/mcpbridge/mcpbridge/transport"
+)
+
+// TestOptionsValidation checks that NewHTTPHandler reports every problem
+// of its options at once.
+func TestOptionsValidation(t *testing.T) {
+	s := newMCPServer(newGate())
+	tests := []struct {
+		name string
+		opts transport.HTTPOptions
+		want []string // fragments, each on its own line of the error
+	}{
+		{"bad listen", transport.HTTPOptions{Listen: "8080"}, []string{`Listen "8080"`}},
+		{"negative values", transport.HTTPOptions{MaxBodyBytes: -1, SessionTimeout: -1, ShutdownTimeout: -1, ReadHeaderTimeout: -1}, []string{
+			"SessionTimeout is negative", "ShutdownTimeout is negative", "ReadHeaderTimeout is negative", "MaxBodyBytes is negative",
+		}},
+		{"bad keys", transport.HTTPOptions{APIKeys: []string{"ok-key", "", " padded"}}, []string{
+			"APIKeys[1] is empty", "APIKeys[2] has leading or trailing white space",
+		}},
+		{"bad origins", transport.HTTPOptions{AllowedOrigins: []string{"example.com", "https://a.example/path", "*"}}, []string{
+			`origin "example.com"`, `origin "https://a.example/path"`, `origin "*"`,
+		}},
+		{"NoAuth with keys", transport.HTTPOptions{NoAuth: true, APIKeys: []string{"k"}}, []string{"NoAuth conflicts with APIKeys/JWKSURL"}},
+		{"JWKS without issuer or audience", transport.HTTPOptions{JWKSURL: "https://auth.example.com/jwks"}, []string{
+			"JWKSURL needs JWTIssuer", "JWKSURL needs JWTAudience or ResourceURL",
+		}},
+		{"plain http JWKS off loopback", transport.HTTPOptions{JWKSURL: "http://auth.example.com/jwks", JWTIssuer: "i", JWTAudience: "a"}, []string{
+			"must use https",
+		}},
+		{"JWT settings without JWKS", transport.HTTPOptions{JWTIssuer: "https://issuer"}, []string{"JWKSURL is empty"}},
+		{"bad URLs", transport.HTTPOptions{ResourceURL: "/mcp", AuthorizationServers: []string{"ftp://as.example"}}, []string{
+			"ResourceURL", "AuthorizationServers[0]",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := transport.NewHTTPHandler(s, tt.opts, nil)
+			if err == nil {
+				t.Fatalf("NewHTTPHandler(%+v) = nil error; want %q", tt.opts, tt.want)
+			}
+			lines := strings.Split(err.Error(), "\n")
+			if got, want := len(lines)-1, len(tt.want); got != want { // first line is the summary
+				t.Errorf("error has %d problems; want %d:\n%v", got, want, err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+
+	if _, err := transport.NewHTTPHandler(nil, transport.HTTPOptions{}, nil); err == nil {
+		t.Error("NewHTTPHandler(nil server) = nil error; want one")
+	}
+}
+
+// TestAuthOffLogging checks what is logged when no credential is
+// configured: info on loopback or with NoAuth, a warning elsewhere.
+func TestAuthOffLogging(t *testing.T) {
+	tests := []struct {
+		name string
+		opts transport.HTTPOptions
+		want []string // "LEVEL message"
+	}{
+		{"default loopback", transport.HTTPOptions{},
+			[]string{"info inbound auth off: loopback listener and no API keys or JWKS configured"}},
+		{"localhost", transport.HTTPOptions{Listen: "localhost:9000"},
+			[]string{"info inbound auth off: loopback listener and no API keys or JWKS configured"}},
+		{"all interfaces", transport.HTTPOptions{Listen: ":8080"},
+			[]string{"warn inbound auth off on a non-loopback listener: anyone who can reach it can call every tool; configure API keys or a JWKS, or set NoAuth to acknowledge"}},
+		{"NoAuth", transport.HTTPOptions{Listen: "0.0.0.0:8080", NoAuth: true},
+			[]string{"info inbound auth disabled (NoAuth)"}},
+		{"keys configured", transport.HTTPOptions{Listen: "0.0.0.0:8080", APIKeys: []string{"k"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log, logs, _ := watchLog()
+			if _, err := transport.NewHTTPHandler(newMCPServer(newGate()), tt.opts, log); err != nil {
+				t.Fatalf("NewHTTPHandler: %v", err)
+			}
+			var got []string
+			for _, e := range logs.FilterLevelExact(zapcore.InfoLevel).All() {
+				got = append(got, "info "+e.Message)
+			}
+			for _, e := range logs.FilterLevelExact(zapcore.WarnLevel).All() {
+				got = append(got, "warn "+e.Message)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("logged (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

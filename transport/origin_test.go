@@ -1,0 +1,84 @@
+package transport_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpbridge/mcpbridge/transport"
+)
+
+// TestOrigin checks the Origin allowlist on every MCP route, the loopback
+// default, CORS headers and preflight, and the DNS-rebinding Host check.
+func TestOrigin(t *testing.T) {
+	defaults := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{})
+	listed := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{
+		AllowedOrigins: []string{"https://App.Example.com:443"},
+		APIKeys:        []string{keyA},
+	})
+	auth := map[string]string{"Authorization": "Bearer " + keyA}
+	with := func(h map[string]string, kv ...string) map[string]string {
+		out := map[string]string{}
+		for k, v := range h {
+			out[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+	tests := []struct {
+		name       string
+		method     string
+		url        string
+		header     map[string]string
+		wantStatus int
+		wantACAO   string // Access-Control-Allow-Origin
+	}{
+		{"no Origin", "POST", defaults.URL + "/mcp", nil, 200, ""},
+		{"foreign origin on /mcp", "POST", defaults.URL + "/mcp", with(nil, "Origin", "https://evil.example"), 403, ""},
+		{"foreign origin on /sse", "GET", defaults.URL + "/sse", with(nil, "Origin", "https://evil.example"), 403, ""},
+		{"foreign origin on /messages", "POST", defaults.URL + "/messages?sessionId=x", with(nil, "Origin", "https://evil.example"), 403, ""},
+		{"opaque origin", "POST", defaults.URL + "/mcp", with(nil, "Origin", "null"), 403, ""},
+		{"localhost origin by default", "POST", defaults.URL + "/mcp", with(nil, "Origin", "http://localhost:6274"), 200, "http://localhost:6274"},
+		{"own host by default", "POST", defaults.URL + "/mcp", with(nil, "Origin", defaults.URL), 200, defaults.URL},
+		{"health ignores Origin", "GET", defaults.URL + "/health", with(nil, "Origin", "https://evil.example"), 200, ""},
+		{"listed origin", "POST", listed.URL + "/mcp", with(auth, "Origin", "https://app.example.com"), 200, "https://app.example.com"},
+		{"listed origin without credential", "POST", listed.URL + "/mcp", with(nil, "Origin", "https://app.example.com"), 401, "https://app.example.com"},
+		{"localhost not listed", "POST", listed.URL + "/mcp", with(auth, "Origin", "http://localhost:6274"), 403, ""},
+		{"own host not listed", "POST", listed.URL + "/mcp", with(auth, "Origin", listed.URL), 403, ""},
+		{"preflight needs no credential", "OPTIONS", listed.URL + "/mcp", with(nil,
+			"Origin", "https://app.example.com", "Access-Control-Request-Method", "POST",
+			"Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version"), 204, "https://app.example.com"},
+		{"rebinding Host on /mcp", "POST", defaults.URL + "/mcp", with(nil, "Host", "evil.example"), 403, ""},
+		{"rebinding Host on /sse", "GET", defaults.URL + "/sse", with(nil, "Host", "evil.example"), 403, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := initializeBody
+			if tt.method == "GET" {
+				body = ""
+			}
+			req := rpc(t, tt.method, tt.url, body, tt.header)
+			if h := tt.header["Host"]; h != "" {
+				req.Host = h
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatalf("%s %s: %v", tt.method, tt.url, err)
+			}
+			resp.Body.Close() // an allowed GET /sse is a stream: do not read it
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status = %d; want %d", resp.StatusCode, tt.wantStatus)
+			}
+			if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tt.wantACAO {
+				t.Errorf("Access-Control-Allow-Origin = %q; want %q", got, tt.wantACAO)
+			}
+			if tt.method == "OPTIONS" {
+				if got := resp.Header.Get("Access-Control-Allow-Headers"); !strings.Contains(got, "authorization") {
+					t.Errorf("Access-Control-Allow-Headers = %q; want the requested headers", got)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,85 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+)
+
+// ServeHTTP serves s over HTTP (see NewHTTPHandler for the routes) until ctx
+// is done, then shuts down gracefully and returns nil:
+//
+//  1. the listener closes; long-lived streams (stateful GET streams, legacy
+//     SSE streams) end once the calls they may depend on have been answered;
+//  2. in-flight calls get ShutdownTimeout to finish;
+//  3. then their contexts are cancelled and every connection is closed.
+//
+// It returns an error if the options are invalid, the address cannot be
+// bound, or serving fails.
+func ServeHTTP(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *zap.Logger) error {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	// The handler's background work (JWKS refresh) stops with ctx.
+	h, err := newHTTPHandler(ctx, s, opts, log)
+	if err != nil {
+		return err
+	}
+	o := opts.withDefaults()
+	ln := o.Listener
+	if ln == nil {
+		var lc net.ListenConfig
+		if ln, err = lc.Listen(ctx, "tcp", o.Listen); err != nil {
+			return fmt.Errorf("listening on %s: %w", o.Listen, err)
+		}
+	}
+	if o.OnListen != nil {
+		o.OnListen(ln.Addr())
+	}
+
+	// Request contexts derive from base, which is cancelled only when the
+	// shutdown deadline passes, so in-flight calls survive ctx.
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	errLog, err := zap.NewStdLogAt(log.Named("http"), zap.WarnLevel)
+	if err != nil {
+		return fmt.Errorf("building http error log: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: o.ReadHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          errLog,
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("serving MCP over HTTP", zap.Stringer("addr", ln.Addr()), zap.Bool("stateful", o.Stateful))
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serving http on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+
+	log.Info("http shutdown started", zap.Duration("timeout", o.ShutdownTimeout))
+	h.streams.drain()
+	h.sse.drain()
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		log.Warn("shutdown deadline passed: cancelling in-flight requests", zap.Error(err))
+		cancelBase()
+		_ = srv.Close() // its only error is the listener's, already closed
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving http on %s: %w", ln.Addr(), err)
+	}
+	log.Info("http server stopped")
+	return nil
+}

@@ -1,0 +1,202 @@
+package transport_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/transport"
+)
+
+// served is a ServeHTTP running in the background on a loopback port.
+type served struct {
+	url    string
+	cancel context.CancelFunc
+	done   chan error
+	wait   func(msg string) <-chan struct{} // closed once msg is logged
+}
+
+func serve(t *testing.T, s *mcp.Server, opts transport.HTTPOptions) *served {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	log, _, wait := watchLog()
+	ctx, cancel := context.WithCancel(t.Context())
+	addr := make(chan net.Addr, 1)
+	opts.Listener = ln
+	opts.OnListen = func(a net.Addr) { addr <- a }
+	sv := &served{cancel: cancel, done: make(chan error, 1), wait: wait}
+	go func() { sv.done <- transport.ServeHTTP(ctx, s, opts, log) }()
+	select {
+	case a := <-addr:
+		sv.url = "http://" + a.String()
+	case err := <-sv.done:
+		t.Fatalf("ServeHTTP returned before listening: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-sv.done
+	})
+	return sv
+}
+
+var shutdownModes = []struct {
+	name      string
+	stateful  bool
+	transport func(url string) mcp.Transport
+}{
+	{"stateless", false, func(url string) mcp.Transport {
+		return &mcp.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1}
+	}},
+	{"stateful", true, func(url string) mcp.Transport {
+		return &mcp.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1}
+	}},
+	{"sse", false, func(url string) mcp.Transport {
+		return &mcp.SSEClientTransport{Endpoint: url + "/sse"}
+	}},
+}
+
+// TestGracefulShutdown starts a slow call, cancels ServeHTTP's context, and
+// only then lets the call finish: the client gets its result and ServeHTTP
+// returns nil. Open GET streams (stateful standalone stream, legacy SSE
+// stream) must not hold shutdown: ShutdownTimeout is long, so a stream left
+// open would hang the test.
+func TestGracefulShutdown(t *testing.T) {
+	for _, m := range shutdownModes {
+		t.Run(m.name, func(t *testing.T) {
+			g := newGate()
+			sv := serve(t, newMCPServer(g), transport.HTTPOptions{Stateful: m.stateful, ShutdownTimeout: time.Hour})
+			cs := connect(t, m.transport(sv.url), "")
+
+			type result struct {
+				res *mcp.CallToolResult
+				err error
+			}
+			results := make(chan result, 1)
+			go func() {
+				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+				results <- result{res, err}
+			}()
+			<-g.started
+			sv.cancel()
+			<-sv.wait("http shutdown started")
+			close(g.release)
+
+			r := <-results
+			if r.err != nil {
+				t.Fatalf("in-flight call failed during shutdown: %v", r.err)
+			}
+			if diff := cmp.Diff(map[string]any{"done": true}, r.res.StructuredContent); diff != "" {
+				t.Errorf("slow result mismatch (-want +got):\n%s", diff)
+			}
+			if err := <-sv.done; err != nil {
+				t.Errorf("ServeHTTP = %v; want nil", err)
+			}
+			sv.done <- nil // for the cleanup
+		})
+	}
+}
+
+// TestShutdownWithIdleStreams checks that idle clients holding streams open
+// (the stateful standalone GET stream, the legacy SSE stream) do not delay
+// shutdown: ShutdownTimeout is an hour, so a stream left open would hang.
+func TestShutdownWithIdleStreams(t *testing.T) {
+	for _, m := range shutdownModes {
+		t.Run(m.name, func(t *testing.T) {
+			sv := serve(t, newMCPServer(newGate()), transport.HTTPOptions{Stateful: m.stateful, ShutdownTimeout: time.Hour})
+			cs := connect(t, m.transport(sv.url), "")
+			if _, err := cs.ListTools(t.Context(), nil); err != nil {
+				t.Fatalf("ListTools: %v", err)
+			}
+			sv.cancel()
+			if err := <-sv.done; err != nil {
+				t.Errorf("ServeHTTP = %v; want nil", err)
+			}
+			sv.done <- nil
+		})
+	}
+}
+
+// TestShutdownAfterCancelledSSECall checks that a legacy SSE call the
+// client cancelled does not hold its stream open during shutdown: the drain
+// relies on every call getting a reply, which go-sdk sends even for a
+// cancelled call (were that to change, this test would hang).
+func TestShutdownAfterCancelledSSECall(t *testing.T) {
+	g := newGate()
+	sv := serve(t, newMCPServer(g), transport.HTTPOptions{ShutdownTimeout: time.Hour})
+	cs := connect(t, &mcp.SSEClientTransport{Endpoint: sv.url + "/sse"}, "")
+	ctx, cancel := context.WithCancel(t.Context())
+	errs := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+		errs <- err
+	}()
+	<-g.started
+	cancel()
+	<-g.cancelled
+	if err := <-errs; err == nil {
+		t.Error("cancelled call succeeded; want an error")
+	}
+	sv.cancel()
+	if err := <-sv.done; err != nil {
+		t.Errorf("ServeHTTP = %v; want nil", err)
+	}
+	sv.done <- nil
+}
+
+// TestShutdownDeadline checks that a call still running when the shutdown
+// deadline passes is cancelled where go-sdk allows it, and that ServeHTTP
+// returns nil. go-sdk cancels a call when its connection's reader ends: on
+// stateless HTTP with 2026-07-28 (the call's context follows its request's)
+// and on legacy SSE (the transport closes the connection when the stream
+// ends). A stateful session outlives its HTTP requests, so its calls run on.
+func TestShutdownDeadline(t *testing.T) {
+	for _, m := range shutdownModes {
+		t.Run(m.name, func(t *testing.T) {
+			g := newGate()
+			sv := serve(t, newMCPServer(g), transport.HTTPOptions{Stateful: m.stateful, ShutdownTimeout: time.Millisecond})
+			cs := connect(t, m.transport(sv.url), "")
+			errs := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}})
+				errs <- err
+			}()
+			<-g.started
+			sv.cancel()
+			if !m.stateful {
+				<-g.cancelled
+			}
+			if err := <-sv.done; err != nil {
+				t.Errorf("ServeHTTP = %v; want nil", err)
+			}
+			sv.done <- nil
+			if err := <-errs; err == nil {
+				t.Error("call cut by the shutdown deadline succeeded; want an error")
+			}
+			close(g.release) // lets a call that was not cancelled end
+		})
+	}
+}
+
+// TestServeHTTPErrors checks the errors ServeHTTP returns before serving.
+func TestServeHTTPErrors(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	s := newMCPServer(newGate())
+	if err := transport.ServeHTTP(t.Context(), s, transport.HTTPOptions{Listen: busy.Addr().String()}, zap.NewNop()); err == nil {
+		t.Error("ServeHTTP on a busy address = nil; want an error")
+	}
+	if err := transport.ServeHTTP(t.Context(), s, transport.HTTPOptions{MaxBodyBytes: -1}, nil); err == nil {
+		t.Error("ServeHTTP with invalid options = nil; want an error")
+	}
+}

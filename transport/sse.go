@@ -1,0 +1,298 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+)
+
+// ssePath and messagesPath are the routes of the legacy HTTP+SSE transport.
+const (
+	ssePath      = "/sse"
+	messagesPath = "/messages"
+)
+
+// sseHandler serves the 2024-11-05 HTTP+SSE transport on go-sdk's
+// mcp.SSEServerTransport: GET /sse opens a session whose "endpoint" event
+// names "/messages?sessionId=ID", and POST /messages?sessionId=ID delivers a
+// client message to it (202); results arrive as "message" events on the GET
+// stream. mcp.SSEHandler is not used because it announces its own path with
+// a lower-case parameter ("/sse?sessionid=ID") rather than the /messages
+// route that clients of other servers expect.
+//
+// Because results travel on the GET stream, shutdown cannot simply end the
+// stream: drain marks every session and ends each stream once the calls
+// posted to it have been answered.
+type sseHandler struct {
+	server  *mcp.Server
+	maxBody int64
+	log     *zap.Logger
+
+	mu       sync.Mutex
+	draining bool
+	sessions map[string]*sseSession
+}
+
+func newSSEHandler(s *mcp.Server, maxBody int64, log *zap.Logger) *sseHandler {
+	return &sseHandler{server: s, maxBody: maxBody, log: log, sessions: make(map[string]*sseSession)}
+}
+
+// sseSession is one GET /sse stream and its in-flight calls.
+type sseSession struct {
+	transport *mcp.SSEServerTransport
+	user      string             // principal that opened it; "" without auth
+	end       context.CancelFunc // ends the GET stream
+
+	mu       sync.Mutex
+	pending  map[jsonrpc.ID]struct{} // calls posted and not yet answered
+	draining bool
+}
+
+// serveStream handles GET /sse.
+func (h *sseHandler) serveStream(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+
+	id := rand.Text()
+	sess := &sseSession{end: cancel, pending: make(map[jsonrpc.ID]struct{})}
+	if p, ok := principalFrom(r.Context()); ok {
+		sess.user = p.id
+	}
+	sess.transport = &mcp.SSEServerTransport{
+		Endpoint:            messagesPath + "?" + url.Values{"sessionId": {id}}.Encode(),
+		Response:            &sseCallWriter{ResponseWriter: w, sess: sess},
+		MaxRequestBodyBytes: h.maxBody,
+	}
+	h.mu.Lock()
+	if h.draining {
+		h.mu.Unlock()
+		http.Error(w, "server is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	h.sessions[id] = sess
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.sessions, id)
+		h.mu.Unlock()
+	}()
+
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-cache, no-transform")
+	hdr.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+
+	tr := &sseTransport{SSEServerTransport: sess.transport}
+	ss, err := h.server.Connect(ctx, tr, nil) // writes the endpoint event
+	if err != nil {
+		h.log.Warn("opening SSE session failed", zap.Error(err))
+		http.Error(w, "connection failed", http.StatusInternalServerError)
+		return
+	}
+	closed := make(chan struct{})
+	go func() {
+		_ = ss.Wait() // how a session ends is go-sdk's to log
+		close(closed)
+	}()
+	select {
+	case <-ctx.Done(): // client left, or drained
+	case <-closed: // the server closed the session
+	}
+	// Closing the connection first ends its reader, on which go-sdk cancels
+	// the calls in flight: their replies could only travel on this stream.
+	// ss.Close alone would wait for them to finish.
+	_ = tr.conn.Close()
+	_ = ss.Close()
+	<-closed // no write to w after this handler returns
+}
+
+// sseTransport keeps the connection that mcp.SSEServerTransport returns, so
+// that serveStream can close it directly.
+type sseTransport struct {
+	*mcp.SSEServerTransport
+	conn mcp.Connection
+}
+
+func (t *sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.SSEServerTransport.Connect(ctx)
+	t.conn = conn
+	return conn, err
+}
+
+// serveMessage handles POST /messages?sessionId=ID.
+func (h *sseHandler) serveMessage(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		http.Error(w, "Content-Type must be 'application/json'", http.StatusUnsupportedMediaType)
+		return
+	}
+	q := r.URL.Query()
+	id := q.Get("sessionId")
+	if id == "" {
+		id = q.Get("sessionid") // go-sdk's spelling
+	}
+	if id == "" {
+		http.Error(w, "Bad Request: sessionId is required", http.StatusBadRequest)
+		return
+	}
+	h.mu.Lock()
+	sess := h.sessions[id]
+	h.mu.Unlock()
+	if sess == nil {
+		http.Error(w, "session not found", http.StatusNotFound)
+		return
+	}
+	if p, _ := principalFrom(r.Context()); sess.user != "" && p.id != sess.user {
+		http.Error(w, "session user mismatch", http.StatusForbidden)
+		return
+	}
+
+	// checkBody buffered and validated the body; decode it to track calls.
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "reading request body failed", http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var call jsonrpc.ID
+	if msg, err := jsonrpc.DecodeMessage(body); err == nil {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			call = req.ID
+		}
+	}
+	if call.IsValid() && !sess.begin(call) {
+		http.Error(w, "server is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	sess.transport.ServeHTTP(sw, r)
+	if call.IsValid() && sw.status != http.StatusAccepted {
+		sess.done(call) // not queued: no answer will come
+	}
+}
+
+// begin records an in-flight call; it refuses new calls while draining.
+func (s *sseSession) begin(id jsonrpc.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining {
+		return false
+	}
+	s.pending[id] = struct{}{}
+	return true
+}
+
+// done forgets an answered call and ends a draining stream once idle, after
+// drainLinger for the client to read the reply.
+func (s *sseSession) done(id jsonrpc.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.pending[id]; !ok {
+		return
+	}
+	delete(s.pending, id)
+	if s.draining && len(s.pending) == 0 {
+		time.AfterFunc(drainLinger, s.end)
+	}
+}
+
+// drain ends every SSE stream as soon as it has no call in flight, and
+// refuses new streams.
+func (h *sseHandler) drain() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.draining = true
+	for _, s := range h.sessions {
+		s.mu.Lock()
+		s.draining = true
+		if len(s.pending) == 0 {
+			s.end()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// sseCallWriter is the GET stream's writer: it sees every event the session
+// writes (one Write per event, see mcp's writeEvent) and marks the calls
+// whose responses went out.
+type sseCallWriter struct {
+	http.ResponseWriter
+	sess *sseSession
+}
+
+// Unwrap lets http.ResponseController flush the underlying writer.
+func (w *sseCallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *sseCallWriter) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	if id, ok := responseID(p); ok {
+		w.sess.done(id)
+	}
+	return n, err
+}
+
+// responseID returns the id of the JSON-RPC response carried by an SSE
+// "message" event, if it carries one.
+func responseID(event []byte) (jsonrpc.ID, bool) {
+	const prefix = "event: message\n"
+	if !bytes.HasPrefix(event, []byte(prefix)) {
+		return jsonrpc.ID{}, false
+	}
+	for line := range bytes.Lines(event[len(prefix):]) {
+		data, ok := bytes.CutPrefix(line, []byte("data: "))
+		if !ok {
+			continue
+		}
+		msg, err := jsonrpc.DecodeMessage(bytes.TrimRight(data, "\n"))
+		if err != nil {
+			return jsonrpc.ID{}, false
+		}
+		resp, ok := msg.(*jsonrpc.Response)
+		if !ok {
+			return jsonrpc.ID{}, false
+		}
+		return resp.ID, true
+	}
+	return jsonrpc.ID{}, false
+}
+
+// statusWriter records the status code a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,74 @@
+// Package whitelist decides which operations of an OpenAPI document become
+// MCP tools, and with which overrides.
+//
+// Its one job is to read a whitelist.yaml ([Parse]) and apply it to a loaded
+// document ([Policy.Select]), reporting every mistake at once with its line.
+// [All] is the policy used when there is no whitelist. It is a leaf: it
+// imports kin-openapi, go.yaml.in/yaml/v3 and the standard library only, and
+// must not import other mcpbridge packages, go-sdk, viper or zap (net/http
+// appears only for its method names). It does no I/O beyond the reader it is
+// given and never logs.
+//
+// # Format
+//
+// A whitelist.yaml is one YAML document:
+//
+//	version: 1                # optional; 1 is the only version
+//	tools:                    # required, at least one entry
+//	  - method: GET           # select by method and path...
+//	    path: /pets/{petId}   # ...as written under the spec's paths
+//	    name: get_pet         # optional overrides, see below
+//	    description: Fetch one pet by its id.
+//	    title: Get pet
+//	    annotations: {readOnlyHint: true, openWorldHint: false}
+//	    timeout: 10s
+//	  - operationId: listPets # select by operationId
+//	  - tag: store            # select every operation carrying a tag
+//	    timeout: 5s
+//
+// Each entry has exactly one selector:
+//
+//   - method and path (both required). method is one of GET, PUT, POST,
+//     DELETE, OPTIONS, HEAD, PATCH, TRACE, in any case. path is the template
+//     exactly as it appears under the spec's paths, without the server URL
+//     or Swagger 2.0 basePath (write /pets, not /v2/pets). Path parameters
+//     are compared by shape, so /pets/{id} and /pets/:id both select the
+//     spec's /pets/{petId}; when the spec has two templates of one shape,
+//     spell the path exactly. A trailing slash is significant: /pets/ does
+//     not select /pets (it is suggested instead).
+//   - operationId: the operation's operationId, case-sensitive.
+//   - tag: every operation whose tags include this one, case-sensitive.
+//
+// Optional keys, all overrides of what the bridge derives from the spec:
+//
+//   - name: the tool name (the bridge still sanitizes it and checks that
+//     final names are unique).
+//   - description, title: the tool's description and title.
+//   - annotations: a mapping of readOnlyHint, destructiveHint,
+//     idempotentHint and openWorldHint to true or false; keys left out keep
+//     the derived value.
+//   - timeout: the upstream call timeout, a positive Go duration (10s, 1m30s).
+//
+// name, description and title are per tool, so they are not allowed with
+// tag; annotations and timeout are.
+//
+// # Errors
+//
+// [Parse] rejects unknown or repeated keys, values of the wrong type, an
+// empty document or tools list, more than one document, invalid methods,
+// paths and durations, entries with no selector or several, a path without
+// a method (and the reverse), and name overrides used twice. [Policy.Select]
+// rejects entries that match no operation (suggesting up to three close
+// candidates by edit distance), operations selected by two entries (an
+// operation may be listed once: overlapping tags are an error, not a merge),
+// and name overrides repeated across entries. Each problem is one error
+// starting with "line N: "; all of them come back together as an
+// [errors.Join], so a caller can print them under the file's name.
+//
+// # Selection
+//
+// Only operations under the document's paths are considered, never webhooks
+// or callbacks, and only the eight methods above (OpenAPI 3.2's QUERY and
+// additionalOperations are not exposed). Selected operations come out
+// sorted by path, then by method in the order listed above.
+package whitelist

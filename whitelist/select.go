@@ -1,0 +1,298 @@
+package whitelist
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Select returns the operations of doc that p selects, with each entry's
+// overrides, sorted by path and then by method in the order GET PUT POST
+// DELETE OPTIONS HEAD PATCH TRACE. Only doc.Paths is considered: webhooks and
+// callbacks never become tools.
+//
+// It fails, reporting every problem at once (an [errors.Join] in entry
+// order), when an entry is invalid on its own, matches no operation (the
+// message suggests up to three close candidates), matches an operation
+// another entry already selected, repeats another entry's name override, or
+// uses a name override while matching several operations. A policy that
+// selects nothing, or a spec without operations, gives an empty result and
+// no error: whether that is acceptable is the caller's decision.
+func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
+	if p == nil {
+		return nil, errors.New("selecting operations: nil policy")
+	}
+	if doc == nil {
+		return nil, errors.New("selecting operations: nil document")
+	}
+	s := newSelection(doc)
+	var probs []problem
+	report := func(i int, err error) { probs = append(probs, problem{i, err}) }
+
+	valid := make([]bool, len(p.Entries))
+	for i := range p.Entries {
+		probs := p.Entries[i].problems(i, checkOptions{})
+		for _, pr := range probs {
+			report(i, pr.err)
+		}
+		valid[i] = len(probs) == 0
+	}
+	duplicateNames(p.Entries, report)
+
+	owner := make([]int, len(s.cands)) // index of the entry selecting each candidate, or -1
+	for i := range owner {
+		owner[i] = -1
+	}
+	type pair struct{ first, later int }
+	overlaps := make(map[pair][]string)
+	for i := range p.Entries {
+		if !valid[i] {
+			continue
+		}
+		e := &p.Entries[i]
+		hits, err := s.match(e, i)
+		if err != nil {
+			report(i, err)
+			continue
+		}
+		if e.Name != "" && len(hits) > 1 {
+			report(i, fmt.Errorf("%s: name %q would be given to %d operations (%s): a name override needs exactly one", location(e, i), e.Name, len(hits), s.labels(hits)))
+		}
+		for _, c := range hits {
+			if j := owner[c]; j >= 0 {
+				k := pair{j, i}
+				overlaps[k] = append(overlaps[k], s.cands[c].label())
+				continue
+			}
+			owner[c] = i
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(overlaps), func(a, b pair) int {
+		return cmp.Or(cmp.Compare(a.later, b.later), cmp.Compare(a.first, b.first))
+	}) {
+		report(k.later, fmt.Errorf("%s: %s already selected by the entry at %s (each operation may be listed once)",
+			location(&p.Entries[k.later], k.later), listLabels(overlaps[k]), location(&p.Entries[k.first], k.first)))
+	}
+
+	if len(probs) > 0 {
+		slices.SortStableFunc(probs, func(a, b problem) int { return cmp.Compare(a.order, b.order) })
+		errs := make([]error, len(probs))
+		for i, pr := range probs {
+			errs[i] = pr.err
+		}
+		return nil, errors.Join(errs...)
+	}
+
+	out := make([]Operation, 0, len(s.cands))
+	for ci, c := range s.cands {
+		if !p.All && owner[ci] < 0 {
+			continue
+		}
+		op := Operation{Method: c.method, Path: c.path, PathItem: c.item, Op: c.op}
+		if i := owner[ci]; i >= 0 {
+			e := &p.Entries[i]
+			op.Name, op.Description, op.Title = e.Name, e.Description, e.Title
+			op.Annotations = e.Annotations.clone()
+			op.Timeout = e.Timeout
+		}
+		out = append(out, op)
+	}
+	return out, nil
+}
+
+// candidate is one operation of the spec.
+type candidate struct {
+	method string // upper case
+	path   string // the spec's template
+	item   *openapi3.PathItem
+	op     *openapi3.Operation
+}
+
+// label names the operation in messages: "GET /pets/{petId}".
+func (c *candidate) label() string { return c.method + " " + c.path }
+
+// selection indexes the operations of a spec by each kind of selector.
+type selection struct {
+	doc     *openapi3.T
+	cands   []candidate      // sorted by path, then method order
+	byRoute map[string][]int // "METHOD shape" → candidates
+	byID    map[string][]int // operationId → candidates
+	byTag   map[string][]int // tag → candidates
+}
+
+func newSelection(doc *openapi3.T) *selection {
+	s := &selection{
+		doc:     doc,
+		byRoute: make(map[string][]int),
+		byID:    make(map[string][]int),
+		byTag:   make(map[string][]int),
+	}
+	if doc.Paths == nil {
+		return s
+	}
+	items := doc.Paths.Map()
+	for _, path := range slices.Sorted(maps.Keys(items)) {
+		item := items[path]
+		if item == nil {
+			continue
+		}
+		for _, m := range methods() {
+			op := item.GetOperation(m)
+			if op == nil {
+				continue
+			}
+			i := len(s.cands)
+			s.cands = append(s.cands, candidate{method: m, path: path, item: item, op: op})
+			s.byRoute[m+" "+shape(path)] = append(s.byRoute[m+" "+shape(path)], i)
+			if op.OperationID != "" {
+				s.byID[op.OperationID] = append(s.byID[op.OperationID], i)
+			}
+			for _, t := range op.Tags {
+				// A tag listed twice on one operation selects it once.
+				if l := s.byTag[t]; len(l) == 0 || l[len(l)-1] != i {
+					s.byTag[t] = append(l, i)
+				}
+			}
+		}
+	}
+	return s
+}
+
+// match returns the candidates entry e (the i-th, already valid) selects, or
+// an error saying it selects none, with suggestions.
+func (s *selection) match(e *Entry, i int) ([]int, error) {
+	at := location(e, i)
+	switch {
+	case e.OperationID != "":
+		if hits := s.byID[e.OperationID]; len(hits) > 0 {
+			return hits, nil
+		}
+		ids := slices.Sorted(maps.Keys(s.byID))
+		return nil, fmt.Errorf("%s: operationId %q matches no operation%s", at, e.OperationID, didYouMean(closest(e.OperationID, ids, ids)))
+	case e.Tag != "":
+		if hits := s.byTag[e.Tag]; len(hits) > 0 {
+			return hits, nil
+		}
+		if s.doc.Tags.Get(e.Tag) != nil {
+			return nil, fmt.Errorf("%s: tag %q is declared but no operation carries it", at, e.Tag)
+		}
+		tags := slices.Sorted(maps.Keys(s.byTag))
+		return nil, fmt.Errorf("%s: tag %q matches no operation%s", at, e.Tag, didYouMean(closest(e.Tag, tags, tags)))
+	}
+	method := strings.ToUpper(e.Method)
+	hits := s.byRoute[method+" "+shape(e.Path)]
+	if len(hits) > 1 {
+		// The spec has several templates of the same shape (/a/{x} and
+		// /a/{y}); only an exact spelling can choose between them.
+		tpl := bracePath(e.Path)
+		exact := slices.DeleteFunc(slices.Clone(hits), func(c int) bool { return s.cands[c].path != tpl })
+		if len(exact) != 1 {
+			return nil, fmt.Errorf("%s: %s %s is ambiguous: it matches %s; write the path exactly as the spec does", at, method, e.Path, s.labels(hits))
+		}
+		hits = exact
+	}
+	if len(hits) == 0 {
+		keys := make([]string, len(s.cands))
+		labels := make([]string, len(s.cands))
+		for c := range s.cands {
+			keys[c] = s.cands[c].method + " " + shape(s.cands[c].path)
+			labels[c] = s.cands[c].label()
+		}
+		return nil, fmt.Errorf("%s: %s %s matches no operation%s", at, method, e.Path, didYouMean(closest(method+" "+shape(e.Path), keys, labels)))
+	}
+	return hits, nil
+}
+
+// labels lists candidates for a message.
+func (s *selection) labels(cands []int) string {
+	l := make([]string, len(cands))
+	for i, c := range cands {
+		l[i] = s.cands[c].label()
+	}
+	return listLabels(l)
+}
+
+// listLabels joins operation labels, eliding all but the first five.
+func listLabels(l []string) string {
+	const show = 5
+	if len(l) > show {
+		return fmt.Sprintf("%s and %d more", strings.Join(l[:show], ", "), len(l)-show)
+	}
+	return strings.Join(l, ", ")
+}
+
+// shape reduces a path template to the form paths are compared in: each
+// {param} (anywhere in a segment) and each segment starting with ':' become
+// {}, so /pets/{petId}, /pets/{id} and /pets/:id all read /pets/{}.
+func shape(path string) string {
+	var b strings.Builder
+	for i, seg := range strings.Split(path, "/") {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		if len(seg) > 1 && seg[0] == ':' {
+			b.WriteString("{}")
+			continue
+		}
+		for {
+			open := strings.IndexByte(seg, '{')
+			if open < 0 {
+				break
+			}
+			n := strings.IndexByte(seg[open:], '}')
+			if n < 0 {
+				break
+			}
+			b.WriteString(seg[:open])
+			b.WriteString("{}")
+			seg = seg[open+n+1:]
+		}
+		b.WriteString(seg)
+	}
+	return b.String()
+}
+
+// bracePath rewrites :name segments as {name}, the spec's spelling.
+func bracePath(path string) string {
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		if len(seg) > 1 && seg[0] == ':' {
+			segs[i] = "{" + seg[1:] + "}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// checkPath reports a path a whitelist entry cannot mean: it must start with
+// '/', carry no query or fragment, and have balanced, unnested braces.
+func checkPath(path string) error {
+	if !strings.HasPrefix(path, "/") {
+		return errors.New(`must start with "/" (write it as under the spec's paths)`)
+	}
+	if strings.ContainsAny(path, "?#") {
+		return errors.New("must not contain a query or fragment")
+	}
+	if strings.ContainsAny(path, " \t\r\n") {
+		return errors.New("must not contain whitespace")
+	}
+	open := false
+	for _, r := range path {
+		switch {
+		case r == '{' && open, r == '}' && !open:
+			return errors.New("has unbalanced braces")
+		case r == '{' || r == '}':
+			open = !open
+		case r == '/' && open:
+			return errors.New("has unbalanced braces")
+		}
+	}
+	if open {
+		return errors.New("has unbalanced braces")
+	}
+	return nil
+}
