@@ -1,11 +1,11 @@
 # Multi-stage build: a static binary on a distroless, non-root base.
-# The build command is the one .ci/run runs (scripts/build.sh).
+# The go build line is the exact command .ci/run runs.
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN sh scripts/build.sh /out/mcpbridge
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/mcpbridge ./cmd/mcpbridge
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/mcpbridge /usr/local/bin/mcpbridge

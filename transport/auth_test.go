@@ -290,3 +290,25 @@ func TestJWT(t *testing.T) {
 		}
 	})
 }
+
+// TestSSESessionBoundToPrincipal checks the same binding on the legacy
+// transport: only the key that opened the stream may post to it.
+func TestSSESessionBoundToPrincipal(t *testing.T) {
+	ts := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{APIKeys: []string{keyA, keyB}})
+	events := openStream(t, rpc(t, "GET", ts.URL+"/sse", "", map[string]string{
+		"Accept": "text/event-stream", "Authorization": "Bearer " + keyA,
+	}))
+	ep := <-events
+	if ep.name != "endpoint" {
+		t.Fatalf("first event = %+v; want endpoint", ep)
+	}
+	for _, tt := range []struct {
+		key  string
+		want int
+	}{{keyB, http.StatusForbidden}, {keyA, http.StatusAccepted}} {
+		resp, body := do(t, rpc(t, "POST", ts.URL+ep.data, initializeBody, map[string]string{"Authorization": "Bearer " + tt.key}))
+		if resp.StatusCode != tt.want {
+			t.Errorf("POST %s with key %s = %d %q; want %d", ep.data, tt.key[:14], resp.StatusCode, body, tt.want)
+		}
+	}
+}

@@ -50,6 +50,7 @@ func ServeHTTP(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *zap.Lo
 	if err != nil {
 		return fmt.Errorf("building http error log: %w", err)
 	}
+	// No WriteTimeout: SSE streams and slow calls are long-lived responses.
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
@@ -59,7 +60,7 @@ func ServeHTTP(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *zap.Lo
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("serving MCP over HTTP", zap.Stringer("addr", ln.Addr()), zap.Bool("stateful", o.Stateful))
+	log.Debug("serving MCP over HTTP", zap.Stringer("addr", ln.Addr()), zap.Bool("stateful", o.Stateful))
 
 	select {
 	case err := <-served:
