@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// startHTTPBridge runs the real program (run) with --transport http on a
+// free loopback port and returns its base URL once it listens.
+func startHTTPBridge(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	args = append(args, "--transport", "http", "--listen", "127.0.0.1:0", "--log-format", "json")
+	go func() {
+		err := run(ctx, args, strings.NewReader(""), io.Discard, pw)
+		pw.Close()
+		done <- err
+	}()
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sent := false
+		for sc.Scan() {
+			var line struct {
+				Msg  string `json:"msg"`
+				Addr string `json:"addr"`
+			}
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" && !sent {
+				addr <- line.Addr
+				sent = true
+			}
+			t.Logf("bridge stderr: %s", sc.Text())
+		}
+		if !sent {
+			close(addr)
+		}
+	}()
+	a, ok := <-addr
+	if !ok {
+		cancel()
+		t.Fatalf("bridge did not start: %v", <-done)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("bridge exited with %v", err)
+		}
+	})
+	return "http://" + a
+}
+
+type bearer struct {
+	key string
+	rt  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return b.rt.RoundTrip(r)
+}
+
+func TestHTTPEndToEnd(t *testing.T) {
+	rec := newRecorder(t)
+	base := startHTTPBridge(t, "serve",
+		"--spec", "testdata/e2e.yaml",
+		"--whitelist", "testdata/e2e-whitelist.yaml",
+		"--upstream", rec.srv.URL+"/api",
+		"--upstream-token", "up-secret-token-1",
+		"--api-key", "client-key-1",
+	)
+	authed := &http.Client{Transport: bearer{"client-key-1", http.DefaultTransport}}
+
+	transports := map[string]func() mcp.Transport{
+		"streamable": func() mcp.Transport {
+			return &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: authed}
+		},
+		"sse": func() mcp.Transport {
+			return &mcp.SSEClientTransport{Endpoint: base + "/sse", HTTPClient: authed}
+		},
+	}
+	for name, mk := range transports {
+		t.Run(name, func(t *testing.T) {
+			c := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "1"}, nil)
+			cs, err := c.Connect(t.Context(), mk(), nil)
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer cs.Close()
+			lt, err := cs.ListTools(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(lt.Tools) != 8 {
+				t.Errorf("got %d tools, want 8", len(lt.Tools))
+			}
+			res, text := callText(t, cs, "getItem", map[string]any{"itemId": "42"})
+			if res.IsError || text != `{"id":"42"}` {
+				t.Errorf("getItem: isError=%v text=%q", res.IsError, text)
+			}
+			got := rec.take()
+			if len(got) != 1 {
+				t.Fatalf("upstream got %d requests", len(got))
+			}
+			if a := got[0].Header.Get("Authorization"); a != "Bearer up-secret-token-1" {
+				t.Errorf("upstream Authorization = %q: the client's key must not be forwarded, the upstream token must", a)
+			}
+		})
+	}
+
+	t.Run("no key is 401 with resource metadata", func(t *testing.T) {
+		resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata=") {
+			t.Errorf("status %d, WWW-Authenticate %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		}
+	})
+
+	t.Run("health and ready", func(t *testing.T) {
+		for _, path := range []string{"/health", "/ready"} {
+			resp, err := http.Get(base + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body map[string]any
+			err = json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Errorf("%s: status %d, err %v", path, resp.StatusCode, err)
+			}
+			if path == "/health" && (body["tools"] != float64(8) || body["degraded"] != false) {
+				t.Errorf("/health = %v", body)
+			}
+		}
+	})
+}
