@@ -35,7 +35,7 @@ func (b *Bridge) call(ctx context.Context, t *tool, raw json.RawMessage) *mcp.Ca
 		return b.toolError(t, err, start)
 	}
 	if err := t.input.Validate(args); err != nil {
-		return b.toolError(t, &ArgumentError{Reason: schemaErrorText(err)}, start)
+		return b.toolError(t, schemaArgumentError(err), start)
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
@@ -121,13 +121,53 @@ func normalizeNumbers(v any) any {
 	return v
 }
 
-// schemaErrorText shortens jsonschema-go's messages: the path of the bad
-// field is what an agent needs.
-func schemaErrorText(err error) string {
+// schemaArgumentError turns jsonschema-go's nested "validating <schema
+// path>: ..." chain into the argument at fault and the reason, e.g.
+// field "body.title", reason "minLength: ...".
+func schemaArgumentError(err error) *ArgumentError {
 	s := err.Error()
-	s = strings.TrimPrefix(s, "validating root: ")
-	s = strings.ReplaceAll(s, "validating /properties/", "argument ")
-	return s
+	path := ""
+	for {
+		rest, ok := strings.CutPrefix(s, "validating ")
+		if !ok {
+			break
+		}
+		loc, reason, ok := strings.Cut(rest, ": ")
+		if !ok {
+			break
+		}
+		if loc != "root" {
+			path = loc
+		}
+		s = reason
+	}
+	return &ArgumentError{Field: schemaPathField(path), Reason: s}
+}
+
+// schemaPathField renders a schema path such as
+// /properties/body/properties/tags/items as "body.tags[]".
+func schemaPathField(path string) string {
+	if path == "" {
+		return ""
+	}
+	var out []string
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties", "patternProperties":
+			if i+1 < len(segs) {
+				out = append(out, segs[i+1])
+				i++
+			}
+		case "items", "prefixItems", "additionalProperties":
+			if len(out) > 0 {
+				out[len(out)-1] += "[]"
+			}
+		case "$defs":
+			i++ // a shared schema: its name says nothing about the argument
+		}
+	}
+	return strings.Join(out, ".")
 }
 
 // readLimited reads at most max bytes; more is ErrResponseTooLarge.
