@@ -415,15 +415,15 @@ func (a *app) printStats(bt *built, defs []*mcp.Tool) error {
 		return err
 	}
 	st := struct {
-		Spec         string            `json:"spec"`
-		Version      string            `json:"openapi"`
-		Operations   int               `json:"operations"`
-		Tools        int               `json:"tools"`
-		Skipped      []bridge.Skipped  `json:"skipped"`
-		Warnings     []string          `json:"warnings"`
-		PayloadBytes int               `json:"toolsListBytes"`
-		Tokens       int               `json:"toolsListTokensEstimate"`
-		ByReason     map[string]int    `json:"skippedByReason,omitempty"`
+		Spec         string           `json:"spec"`
+		Version      string           `json:"openapi"`
+		Operations   int              `json:"operations"`
+		Tools        int              `json:"tools"`
+		Skipped      []bridge.Skipped `json:"skipped"`
+		Warnings     []string         `json:"warnings"`
+		PayloadBytes int              `json:"toolsListBytes"`
+		Tokens       int              `json:"toolsListTokensEstimate"`
+		ByReason     map[string]int   `json:"skippedByReason,omitempty"`
 	}{
 		Spec: a.cfg.Spec, Version: bt.spec.Version, Operations: bt.ops, Tools: bt.bridge.Len(),
 		Skipped: bt.bridge.Skipped(), Warnings: bt.spec.Warnings,
