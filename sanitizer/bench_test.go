@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -54,7 +56,7 @@ func apiDoc(size int, secrets bool) []byte {
 			"author_association": "COLLABORATOR", "body": body,
 			"user": map[string]any{
 				"login": "octocat", "id": 1, "node_id": "MDQ6VXNlcjE=", "type": "User", "site_admin": false,
-				"avatar_url": "https://github.com/images/error/octocat_happy.gif",
+				"avatar_url":    "https://github.com/images/error/octocat_happy.gif",
 				"followers_url": "https://api.github.com/users/octocat/followers",
 			},
 			"labels": []any{
@@ -154,4 +156,30 @@ func sizeName(n int) string {
 		return fmt.Sprintf("%dKiB", n>>10)
 	}
 	return fmt.Sprintf("%dB", n)
+}
+
+// BenchmarkRedactJSONSpecs runs on the real JSON documents of the shared
+// corpus (GitHub's 13 MB OpenAPI description among them): long strings,
+// deep nesting and many escapes.
+func BenchmarkRedactJSONSpecs(b *testing.B) {
+	r, err := sanitizer.New(sanitizer.Rules{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"github-api.3.0.json", "jira-platform.3.0.json", "digitalocean.3.0.json"} {
+		doc, err := os.ReadFile(filepath.Join("..", "testdata", "specs", name))
+		if err != nil {
+			b.Skipf("corpus not available: %v", err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			b.ReportAllocs()
+			dst := make([]byte, 0, len(doc))
+			for b.Loop() {
+				if dst, err = r.RedactJSON(dst[:0], doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -13,10 +13,11 @@
 //
 // The value of an object member whose name is a sensitive key becomes the
 // string [Mask], whatever its type (string, number, bool, null, object or
-// array). Names are compared after folding ASCII upper case to lower case
-// and deleting every '-' and '_', and must then equal an entry exactly:
-// "X-API-Key", "x_api_key" and "XApiKey" all match "x-api-key", but
-// "token_type", "tokens_used" and "csrfToken" do not match "token". The
+// array). Names are compared whole, after folding ASCII upper case to lower
+// case and deleting every '-' and '_' (other bytes, non-ASCII included, are
+// compared as they are): "X-API-Key", "x_api_key" and "XApiKey" all match
+// "x-api-key", but "token_type", "tokens_used" and "csrfToken" do not match
+// "token" (no substring matching: it would mask counters and types). The
 // defaults are apiKey, api_key, token, accessToken, refreshToken, idToken,
 // password, passwd, secret, clientSecret, client_secret, authorization,
 // proxy-authorization, cookie, set-cookie, private_key, privateKey,
@@ -58,24 +59,34 @@
 // # Idempotence
 //
 // Redacting an already redacted value changes nothing, for the built-in
-// rules, configured prefixes and secrets. [New] rejects a pattern that
-// matches the empty string or inside [Mask], and a prefix containing '['
-// or ']'; a configured pattern that can match across the brackets of a
-// [Mask] and its neighbours may still mask again on a second pass.
+// rules and configured prefixes. [New] rejects a pattern that matches the
+// empty string or inside [Mask], and a prefix containing '[' or ']'. Two
+// cases may still mask again on a second pass, and are left so because
+// the alternative is to leak: a configured pattern that can match across
+// the brackets of a [Mask] and its neighbours, and a secret that begins
+// with the end of [Mask] or ends with its beginning (one starting with
+// ']' or ending with '[').
 //
 // # JSON
 //
 // [Redactor.RedactJSON] accepts exactly the documents encoding/json's Valid
-// accepts (nesting depth at most 10000) and writes them compact: white space
-// outside strings is dropped, numbers and strings are copied byte for byte,
-// escapes included. A string in which something is masked is written
-// without its original escapes when it had any: it is re-encoded as
-// encoding/json's Marshal would encode it. Decoding the output gives the
-// same value as [Redactor.Redact] applied to the decoded input.
+// accepts (nesting depth at most 10000) and writes them compact, as
+// encoding/json's Compact would: white space outside strings is dropped,
+// numbers and strings are copied byte for byte, escapes included. A string
+// in which something is masked and that had escapes is re-encoded as
+// encoding/json's Marshal encodes strings. Strings are matched decoded, so
+// an escape cannot hide a token ("sk-\u0070roj-..."). Decoding the output
+// gives the same value as [Redactor.Redact] applied to the decoded input
+// (unless two keys of one object redact to the same text).
 //
-// Speed comes from scanning each string once with a table of the bytes that
-// can start a built-in token, a configured prefix or a secret; the checks
-// for a token run only where its first two bytes appear, so most strings
-// are copied without further work. Configured patterns cannot be filtered
-// that way and run on every string.
+// # Cost
+//
+// Every scan is linear in its input, however the text is crafted. RedactJSON
+// reads the document once, without building Go values, and copies it to
+// the output lazily, in as few appends as the changes allow. Each string is
+// read once with tables of the bytes that can start a token, a configured
+// prefix or a secret; the matchers run only where a token's first three
+// bytes appear. Member names are checked against the sensitive keys without
+// allocating. Configured patterns cannot be filtered that way and run on
+// every string, so keep them few.
 package sanitizer

@@ -1,6 +1,9 @@
 package sanitizer
 
-import "strconv"
+import (
+	"encoding/binary"
+	"strconv"
+)
 
 // maxDepth is encoding/json's nesting limit; deeper documents are invalid.
 const maxDepth = 10000
@@ -46,7 +49,8 @@ type jsonState struct {
 // every secret masked, and returns the extended buffer. It reads src once,
 // without decoding it into Go values. When src is not valid JSON (by the
 // rules of encoding/json's Valid) it returns dst unchanged and a
-// *[SyntaxError].
+// *[SyntaxError]. dst must not overlap src: the output can be longer than
+// the input.
 func (r *Redactor) RedactJSON(dst, src []byte) ([]byte, error) {
 	st := r.states.Get().(*jsonState)
 	st.r, st.src, st.dst, st.pend, st.depth, st.err = r, src, dst, 0, 0, nil
@@ -101,10 +105,27 @@ func quoteByte(c byte) string {
 
 // space skips white space from src[i], dropping it from the output.
 func (s *jsonState) space(i int) int {
+	if i >= len(s.src) || s.src[i] > ' ' {
+		return i // compact input: no space here
+	}
+	return s.skipSpace(i)
+}
+
+// skipSpace is space past its fast path. Indentation goes eight spaces at
+// a time.
+func (s *jsonState) skipSpace(i int) int {
+	src := s.src
 	j := i
-	for j < len(s.src) {
-		switch s.src[j] {
-		case ' ', '\t', '\n', '\r':
+	for j < len(src) {
+		switch src[j] {
+		case ' ':
+			if j+8 <= len(src) && binary.LittleEndian.Uint64(src[j:]) == 0x2020202020202020 {
+				j += 8
+				continue
+			}
+			j++
+			continue
+		case '\t', '\n', '\r':
 			j++
 			continue
 		}

@@ -14,10 +14,11 @@ func (s *jsonState) str(i int, key bool) int {
 	r, src := s.r, s.src
 	start := i + 1
 	from := -1
+	probe := scanState{probe: true}
 	j := start
-	// The main loop reads three bytes at once and branches only where a
-	// token's first three bytes or a special byte appear; the tail loop
-	// covers the last two bytes of src.
+	// The main loop branches only where a special byte or a token's first
+	// two bytes appear (then it checks the third); the tail loop covers the
+	// last two bytes of src.
 	for n2 := len(src) - 2; j < n2; j++ {
 		f := r.first[src[j]]
 		g := f & r.follow[src[j+1]]
@@ -25,7 +26,7 @@ func (s *jsonState) str(i int, key bool) int {
 			continue
 		}
 		if g &= r.third[src[j+2]]; g != 0 && from < 0 {
-			if iv := matchAt(r, src, j, g, s.iv[:0]); len(iv) > 0 {
+			if iv := matchAt(r, &probe, src, j, g, s.iv[:0]); len(iv) > 0 {
 				from = j - start
 			}
 		}
@@ -62,7 +63,7 @@ found:
 	}
 	iv := s.iv[:0]
 	if from >= 0 {
-		iv, _ = scanMasks(r, body, from, 0, iv)
+		iv = scanMasks(r, body, from, iv)
 	}
 	iv = patternSpans(r.patterns, body, iv)
 	if len(iv) > 0 {
@@ -116,7 +117,7 @@ func (s *jsonState) escaped(i, j int, key bool) int {
 	if s.masked {
 		return j + 1
 	}
-	iv, _ := scanMasks(r, buf, 0, 0, s.iv[:0])
+	iv := scanMasks(r, buf, 0, s.iv[:0])
 	iv = patternSpans(r.patterns, buf, iv)
 	if len(iv) > 0 {
 		s.flush(i)

@@ -1,7 +1,9 @@
 package sanitizer
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -44,6 +46,8 @@ const (
 // span is a half-open byte range to mask.
 type span struct{ lo, hi int }
 
+// initClasses fills the character classes and the special bytes of JSON
+// strings.
 func (r *Redactor) initClasses() {
 	for c := 0; c < 256; c++ {
 		b := byte(c)
@@ -58,7 +62,7 @@ func (r *Redactor) initClasses() {
 		}
 		switch b {
 		case '_':
-			f |= cB64URL | cWord | cTok
+			f |= cB64URL | cWord | cTok | cBearer
 		case '-':
 			f |= cB64URL | cSlack | cTok | cBearer
 		case '.':
@@ -81,8 +85,8 @@ func (r *Redactor) initClasses() {
 	r.first['"'] |= fQuote
 }
 
-// initAnchors fills the first and follow tables for the built-in tokens
-// (when defaults) and for the configured prefixes and secrets.
+// initAnchors fills the first, follow and third tables for the built-in
+// tokens (when defaults) and for the configured prefixes and secrets.
 func (r *Redactor) initAnchors(defaults bool) {
 	set := func(flag uint16, firsts, seconds, thirds string) {
 		for _, tab := range []struct {
@@ -123,63 +127,90 @@ func (r *Redactor) initAnchors(defaults bool) {
 	}
 }
 
+// Kinds of token that scanState.skip tracks: those whose runs may hold
+// another start of the same kind.
+const (
+	kJWT = iota
+	kSK
+	kGHPat
+	kSlack
+	kPrefix
+	nKinds
+)
+
+// scanState keeps a scan linear, whatever the text.
+//
+// After a kind of token is tried at i, every start of that kind below
+// skip[kind] lies inside the run the try at i read, so it would end where
+// that try ended and match nothing new: "sk-sk-sk-..." is read once, not
+// once per "sk-". The prefix window starts at prefixFrom, after the prefix
+// itself, and only applies to prefixes made of run bytes.
+//
+// A PEM block ends at the first END line after its BEGIN line; pemFrom and
+// pemAt remember the last search (pemAt -1: none found), which serves every
+// later block whose search starts between the two.
+//
+// probe asks only whether a token starts: a PEM block then ends after its
+// BEGIN line instead of being followed to its END line.
+type scanState struct {
+	skip        [nKinds]int
+	prefixFrom  int
+	pemFrom     int
+	pemAt       int
+	pemSearched bool
+	probe       bool
+}
+
 // scanMasks appends to iv the spans of s matched by the built-in tokens,
-// prefixes and secrets that start at or after from, unsorted. It stops at
-// the first byte whose first flags intersect fail and returns its index
-// (iv is then meaningless); otherwise it returns -1. Patterns are not run
-// here.
-func scanMasks[T text](r *Redactor, s T, from int, fail uint16, iv []span) ([]span, int) {
-	n := len(s)
-	i := from
-	for n2 := n - 2; i < n2; i++ {
-		f := r.first[s[i]]
-		g := f & r.follow[s[i+1]]
-		if g|f&fail == 0 {
-			continue
-		}
-		if f&fail != 0 {
-			return iv, i
-		}
-		if g &= r.third[s[i+2]]; g != 0 {
-			iv = matchAt(r, s, i, g, iv)
+// prefixes and secrets that start at or after from, unsorted. Patterns are
+// not run here.
+func scanMasks[T text](r *Redactor, s T, from int, iv []span) []span {
+	var st scanState
+	// Every token is longer than two bytes, so the last two bytes of s
+	// cannot start one.
+	for i, n2 := from, len(s)-2; i < n2; i++ {
+		if g := r.first[s[i]] & r.follow[s[i+1]]; g != 0 {
+			if g &= r.third[s[i+2]]; g != 0 {
+				iv = matchAt(r, &st, s, i, g, iv)
+			}
 		}
 	}
-	// Every token is longer than two bytes: the last two only need
-	// checking against fail.
-	for ; i < n; i++ {
-		if r.first[s[i]]&fail != 0 {
-			return iv, i
-		}
-	}
-	return iv, -1
+	return iv
 }
 
 // matchAt appends the spans of the tokens starting at s[i] among the kinds
-// in f.
-func matchAt[T text](r *Redactor, s T, i int, f uint16, iv []span) []span {
+// in f. Calls on one scan must come with rising i.
+func matchAt[T text](r *Redactor, st *scanState, s T, i int, f uint16, iv []span) []span {
 	n := len(s)
 	word := i == 0 || r.cls[s[i-1]]&cNoBound == 0
-	if f&aJWT != 0 && hasAt(s, i, "eyJ") {
-		if e := jwtEnd(r, s, i); e > 0 {
+	if f&aJWT != 0 && i >= st.skip[kJWT] && hasAt(s, i, "eyJ") {
+		e, next := jwtEnd(r, s, i)
+		if e > 0 {
 			iv = append(iv, span{i, e})
 		}
+		st.skip[kJWT] = next
 	}
-	if f&aSK != 0 && word && hasAt(s, i, "sk-") {
-		if e := run(r, s, i+3, cB64URL); e-(i+3) >= 20 {
+	if f&aSK != 0 && i >= st.skip[kSK] && word && hasAt(s, i, "sk-") {
+		e := run(r, s, i+3, cB64URL)
+		if e-(i+3) >= 20 {
 			iv = append(iv, span{i, e})
 		}
+		st.skip[kSK] = e
 	}
 	if f&aPEM != 0 && hasAt(s, i, "-----BEGIN") {
-		if e := pemEnd(r, s, i); e > 0 {
+		if e := pemEnd(r, st, s, i); e > 0 {
 			iv = append(iv, span{i, e})
 		}
 	}
 	if f&aAWS != 0 && word && (hasAt(s, i, "AKIA") || hasAt(s, i, "ASIA")) {
+		// Inside the run nothing starts a word: no skip needed.
 		if e := run(r, s, i+4, cUpNum); e-(i+4) >= 16 {
 			iv = append(iv, span{i, e})
 		}
 	}
 	if f&aBearer != 0 && hasFoldAt(s, i, "bearer") {
+		// The token run stops at white space, so it never holds another
+		// "bearer" with its space: no skip needed.
 		if j := run(r, s, i+6, cSpace); j > i+6 {
 			e := run(r, s, j, cBearer)
 			if e-j >= 8 {
@@ -192,26 +223,37 @@ func matchAt[T text](r *Redactor, s T, i int, f uint16, iv []span) []span {
 	}
 	if f&aGH != 0 && word {
 		if i+3 < n && s[i+1] == 'h' && strings.IndexByte("pousr", byte(s[i+2])) >= 0 && s[i+3] == '_' {
+			// The run is alphanumeric: it holds no other "gh?_".
 			if e := run(r, s, i+4, cAlnum); e-(i+4) >= 16 {
 				iv = append(iv, span{i, e})
 			}
-		} else if hasAt(s, i, "github_pat_") {
-			if e := run(r, s, i+11, cWord); e-(i+11) >= 16 {
+		} else if i >= st.skip[kGHPat] && hasAt(s, i, "github_pat_") {
+			e := run(r, s, i+11, cWord)
+			if e-(i+11) >= 16 {
 				iv = append(iv, span{i, e})
 			}
+			st.skip[kGHPat] = e
 		}
 	}
-	if f&aSlack != 0 && word && i+4 < n && hasAt(s, i, "xox") &&
+	if f&aSlack != 0 && i >= st.skip[kSlack] && word && i+4 < n && hasAt(s, i, "xox") &&
 		strings.IndexByte("baprs", byte(s[i+3])) >= 0 && s[i+4] == '-' {
-		if e := run(r, s, i+5, cSlack); e-(i+5) >= 8 {
+		e := run(r, s, i+5, cSlack)
+		if e-(i+5) >= 8 {
 			iv = append(iv, span{i, e})
 		}
+		st.skip[kSlack] = e
 	}
 	if f&aCustom != 0 {
-		for _, p := range r.prefixes {
-			if p[0] == s[i] && hasAt(s, i, p) {
-				if e := run(r, s, i+len(p), cTok); e-(i+len(p)) >= 8 {
-					iv = append(iv, span{i, e})
+		inWindow := st.prefixFrom <= i && i < st.skip[kPrefix]
+		for k, p := range r.prefixes {
+			tok := r.prefixTok[k]
+			if inWindow && tok || p[0] != s[i] || !hasAt(s, i, p) {
+				continue
+			}
+			if e := run(r, s, i+len(p), cTok); e-(i+len(p)) >= 8 {
+				iv = append(iv, span{i, e})
+				if tok && e > st.skip[kPrefix] {
+					st.prefixFrom, st.skip[kPrefix] = i+len(p), e
 				}
 			}
 		}
@@ -224,30 +266,41 @@ func matchAt[T text](r *Redactor, s T, i int, f uint16, iv []span) []span {
 	return iv
 }
 
-// jwtEnd returns the end of the JWT starting at s[i] ("eyJ"), or -1.
-func jwtEnd[T text](r *Redactor, s T, i int) int {
+// jwtEnd returns the end of the JWT starting at s[i] ("eyJ"), or -1, and
+// the end of its first segment: no JWT starting before that can end
+// elsewhere.
+func jwtEnd[T text](r *Redactor, s T, i int) (end, next int) {
 	j := i + 3
 	k := run(r, s, j, cB64URL)
+	next = k
 	if k == j || k >= len(s) || s[k] != '.' || !hasAt(s, k+1, "eyJ") {
-		return -1
+		return -1, next
 	}
 	j = k + 4
 	k = run(r, s, j, cB64URL)
 	if k == j || k >= len(s) || s[k] != '.' {
-		return -1
+		return -1, next
 	}
-	return run(r, s, k+1, cB64URL)
+	return run(r, s, k+1, cB64URL), next
 }
 
 // pemEnd returns the end of the private key block starting at s[i]
 // ("-----BEGIN"), or -1 when the armor is not a private key's. A block
-// without its END line runs to the end of s.
-func pemEnd[T text](r *Redactor, s T, i int) int {
+// without its END line runs to the end of s. A probe ends the block after
+// its BEGIN line.
+func pemEnd[T text](r *Redactor, st *scanState, s T, i int) int {
 	j := run(r, s, i+10, cPEM)
 	if !hasAt(s, j, "-----") || indexAt(s[i+10:j], 0, "PRIVATE KEY") < 0 {
 		return -1
 	}
-	k := indexAt(s, j+5, "-----END")
+	j += 5
+	if st.probe {
+		return j
+	}
+	if !st.pemSearched || j < st.pemFrom || st.pemAt >= 0 && j > st.pemAt {
+		st.pemSearched, st.pemFrom, st.pemAt = true, j, indexAt(s, j, "-----END")
+	}
+	k := st.pemAt
 	if k < 0 {
 		return len(s)
 	}
@@ -327,11 +380,15 @@ func mergeSpans(iv []span) []span {
 	if len(iv) < 2 {
 		return iv
 	}
-	// Insertion sort: there are few spans, usually already in order.
-	for i := 1; i < len(iv); i++ {
-		for j := i; j > 0 && iv[j].lo < iv[j-1].lo; j-- {
-			iv[j], iv[j-1] = iv[j-1], iv[j]
+	if len(iv) <= 16 {
+		// Insertion sort: there are few spans, usually already in order.
+		for i := 1; i < len(iv); i++ {
+			for j := i; j > 0 && iv[j].lo < iv[j-1].lo; j-- {
+				iv[j], iv[j-1] = iv[j-1], iv[j]
+			}
 		}
+	} else {
+		slices.SortFunc(iv, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	}
 	out := iv[:1]
 	for _, s := range iv[1:] {
@@ -353,7 +410,7 @@ func (r *Redactor) RedactString(s string) string {
 	if strings.HasPrefix(s, maskedPrefix) {
 		return s
 	}
-	iv, _ := scanMasks(r, s, 0, 0, nil)
+	iv := scanMasks(r, s, 0, nil)
 	if len(r.patterns) > 0 {
 		iv = patternSpansString(r.patterns, s, iv)
 	}

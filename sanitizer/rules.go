@@ -1,6 +1,7 @@
 package sanitizer
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -40,7 +41,7 @@ type Rules struct {
 	Prefixes []string
 	// Secrets are known secret values (upstream credentials), redacted
 	// wherever they appear inside a string. Secrets shorter than 4
-	// characters are ignored.
+	// characters are ignored, as are those found inside Mask itself.
 	Secrets []string
 	// NoDefaults drops the built-in key names and value patterns, leaving
 	// only what the other fields list.
@@ -67,21 +68,24 @@ type Redactor struct {
 	keyMax   int                 // longest normalized name
 	keyLens  uint64              // bit n set: some normalized name has n bytes
 
-	first    [256]uint16 // per byte: anchors it may start, plus fCtl/fEsc
-	follow   [256]uint16 // per byte: anchors it may be the second byte of
-	third    [256]uint16 // per byte: anchors it may be the third byte of
-	cls      [256]uint16 // character classes, see the c* constants
-	prefixes []string
-	secrets  []string // longest first
-	patterns []*regexp.Regexp
+	first     [256]uint16 // per byte: anchors it may start, plus fCtl/fEsc
+	follow    [256]uint16 // per byte: anchors it may be the second byte of
+	third     [256]uint16 // per byte: anchors it may be the third byte of
+	cls       [256]uint16 // character classes, see the c* constants
+	prefixes  []string
+	prefixTok []bool // prefixes[i] is made of [A-Za-z0-9_.-] only
+	secrets   []string
+	patterns  []*regexp.Regexp
 
 	states sync.Pool // *jsonState, reused by RedactJSON
 }
 
-// New builds a Redactor from r. It returns an error for a pattern that does
-// not compile, matches the empty string or matches inside [Mask], for a
-// prefix containing '[' or ']', and for a key name longer than 63 bytes.
+// New builds a Redactor from r. It rejects a pattern that does not compile,
+// matches the empty string or matches inside [Mask], a prefix containing
+// '[' or ']', and a key name longer than 63 bytes once normalized; every
+// problem is reported, joined with [errors.Join].
 func New(r Rules) (*Redactor, error) {
+	var errs []error
 	red := &Redactor{keys: make(map[string]struct{})}
 	red.states.New = func() any { return new(jsonState) }
 	red.initClasses()
@@ -96,7 +100,8 @@ func New(r Rules) (*Redactor, error) {
 			continue
 		}
 		if len(n) >= maxKeyLen {
-			return nil, fmt.Errorf("key name %q: longer than %d bytes", k, maxKeyLen-1)
+			errs = append(errs, fmt.Errorf("key name %q: longer than %d bytes", k, maxKeyLen-1))
+			continue
 		}
 		red.keys[n] = struct{}{}
 		h := keyHash(n)
@@ -110,16 +115,16 @@ func New(r Rules) (*Redactor, error) {
 
 	for _, p := range r.Patterns {
 		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil, fmt.Errorf("compiling pattern %q: %w", p, err)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("compiling pattern %q: %w", p, err))
+		case re.MatchString(""):
+			errs = append(errs, fmt.Errorf("pattern %q matches the empty string", p))
+		case re.MatchString(Mask):
+			errs = append(errs, fmt.Errorf("pattern %q matches inside %s, so redaction would never settle", p, Mask))
+		default:
+			red.patterns = append(red.patterns, re)
 		}
-		if re.MatchString("") {
-			return nil, fmt.Errorf("pattern %q matches the empty string", p)
-		}
-		if re.MatchString(Mask) {
-			return nil, fmt.Errorf("pattern %q matches inside %s, so redaction would never settle", p, Mask)
-		}
-		red.patterns = append(red.patterns, re)
 	}
 
 	for _, p := range r.Prefixes {
@@ -127,11 +132,19 @@ func New(r Rules) (*Redactor, error) {
 			continue
 		}
 		if strings.ContainsAny(p, "[]") {
-			return nil, fmt.Errorf("prefix %q: must not contain '[' or ']'", p)
+			errs = append(errs, fmt.Errorf("prefix %q: must not contain '[' or ']'", p))
+			continue
 		}
 		if !slices.Contains(red.prefixes, p) {
 			red.prefixes = append(red.prefixes, p)
 		}
+	}
+	for _, p := range red.prefixes {
+		tok := true
+		for i := 0; i < len(p); i++ {
+			tok = tok && red.cls[p[i]]&cTok != 0
+		}
+		red.prefixTok = append(red.prefixTok, tok)
 	}
 	for _, s := range r.Secrets {
 		if utf8.RuneCountInString(s) < minSecretLen || strings.Contains(Mask, s) || slices.Contains(red.secrets, s) {
@@ -139,8 +152,9 @@ func New(r Rules) (*Redactor, error) {
 		}
 		red.secrets = append(red.secrets, s)
 	}
-	slices.SortStableFunc(red.secrets, func(a, b string) int { return len(b) - len(a) })
-
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	red.initAnchors(!r.NoDefaults)
 	return red, nil
 }

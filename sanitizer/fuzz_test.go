@@ -1,0 +1,117 @@
+package sanitizer_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fuzzSeeds are documents and texts that exercise every rule.
+var fuzzSeeds = []string{
+	``, `{}`, `[]`, `null`, `"x"`, `0`, `-1.5e+3`, `{"a":[1,2,{"b":null}]}`,
+	`{"token":"abc","password":{"x":[1]},"token_type":"bearer"}`,
+	`{"Authorization":"Bearer abcdefghijklmnop","msg":"Bearer abcdefghijklmnop"}`,
+	`["` + jwt + `","` + skKey + `","` + awsKey + `","` + ghToken + `","` + slack + `"]`,
+	`{"s":"x` + secret + `x","k":"pk_live_abcdefghij","p":"passwd=abc&b=1"}`,
+	`{"key":"` + strings.ReplaceAll(pemKey, "\n", `\n`) + `"}`,
+	`{"k":"sk-\u0070roj-abcdefghijklmnopqrstuvwxyz","s":"hun\u0074er2-S3cr3t"}`,
+	`{"password":"MASKED:abc","m":"MASKED:` + skKey + `"}`,
+	`{"\u0074oken":"x","` + ghToken + `":1}`,
+	"[\"\xff\\n\\ud800 " + secret + "\"]",
+	` { "a" : [ true , false ] } `, `{"a":1}x`, `[1,]`, `"\x"`, "\"\x01\"", `01`, `{"a"`, `"\ud83d\ude00"`,
+	"Authorization: Bearer " + jwt + "\n" + secret + " " + pemKey,
+}
+
+// checkNoSecret fails t when the configured secret survives in v outside
+// "MASKED:" strings.
+func checkNoSecret(t *testing.T, v any) {
+	t.Helper()
+	if s := leaked(v, secret); s != "" {
+		t.Fatalf("secret survived in %q", s)
+	}
+}
+
+// FuzzRedactJSON: never panics; accepts exactly what json.Valid accepts;
+// writes valid compact JSON; is idempotent; masks the configured secret;
+// agrees with Redact on the decoded input.
+func FuzzRedactJSON(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	r := newRedactor(f, testRules())
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, err := r.RedactJSON(nil, in)
+		if valid := json.Valid(in); (err == nil) != valid {
+			t.Fatalf("RedactJSON(%q) error = %v; json.Valid = %t", in, err, valid)
+		}
+		if err != nil {
+			return
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, out); err != nil || !bytes.Equal(compact.Bytes(), out) {
+			t.Fatalf("RedactJSON(%q) = %q: not compact JSON (%v)", in, out, err)
+		}
+		again, err := r.RedactJSON(nil, out)
+		if err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("not idempotent: %q -> %q -> %q (%v)", in, out, again, err)
+		}
+		got := decode(t, out)
+		checkNoSecret(t, got)
+		// Redact cannot tell two keys apart once they redact to the same
+		// text, so compare only when no key changes.
+		want := decode(t, in)
+		if !keysChange(r.RedactString, want) {
+			if diff := cmp.Diff(r.Redact(want), got); diff != "" {
+				t.Fatalf("RedactJSON(%q) = %q differs from Redact (-Redact +RedactJSON):\n%s", in, out, diff)
+			}
+		}
+	})
+}
+
+// FuzzRedact: RedactString and Redact never panic, are idempotent and mask
+// the configured secret.
+func FuzzRedact(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	r := newRedactor(f, testRules())
+	f.Fuzz(func(t *testing.T, s string) {
+		got := r.RedactString(s)
+		if again := r.RedactString(got); again != got {
+			t.Fatalf("RedactString not idempotent: %q -> %q -> %q", s, got, again)
+		}
+		if strings.HasPrefix(s, "MASKED:") && got != s {
+			t.Fatalf("RedactString(%q) = %q, want it unchanged", s, got)
+		}
+		checkNoSecret(t, got)
+
+		v := []any{s, map[string]any{"password": s, "k": s, "n": []any{s, 1.5, nil}}}
+		red := r.Redact(v)
+		if diff := cmp.Diff(red, r.Redact(red)); diff != "" {
+			t.Fatalf("Redact not idempotent (-once +twice):\n%s", diff)
+		}
+		checkNoSecret(t, red)
+	})
+}
+
+// keysChange reports whether redact changes some object key in v.
+func keysChange(redact func(string) string, v any) bool {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if keysChange(redact, e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if redact(k) != k || keysChange(redact, e) {
+				return true
+			}
+		}
+	}
+	return false
+}
