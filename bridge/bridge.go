@@ -61,6 +61,16 @@ type Options struct {
 	Timeout time.Duration
 	// MaxResponseBytes bounds an upstream body; 0 means 10 MiB.
 	MaxResponseBytes int64
+	// MaxOutputSchemaBytes leaves out output schemas larger than this when
+	// marshaled (the text result still carries the full JSON); 0 means
+	// 16 KiB, a negative value means no limit. Big APIs describe whole object
+	// graphs per response: GitHub's output schemas alone weigh 4 MB.
+	MaxOutputSchemaBytes int
+	// VerifySchemas resolves every input and output schema while building,
+	// skipping operations whose input schema does not resolve (tests and
+	// "tools --stats" use it). Otherwise validators are resolved on a
+	// tool's first call.
+	VerifySchemas bool
 	// Version is the bridge version, sent in User-Agent and by ping.
 	Version string
 	// SpecTitle and SpecVersion describe the loaded spec, for ping.
@@ -161,6 +171,13 @@ func New(ops []whitelist.Operation, opts Options) (*Bridge, error) {
 		return nil, errors.Join(errs...)
 	}
 	return b, nil
+}
+
+func (b *Bridge) maxOutputSchema() int {
+	if b.opts.MaxOutputSchemaBytes == 0 {
+		return 16 << 10
+	}
+	return b.opts.MaxOutputSchemaBytes
 }
 
 // baseFor picks the base URL of an operation: operation-level servers, then

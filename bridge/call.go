@@ -34,7 +34,11 @@ func (b *Bridge) call(ctx context.Context, t *tool, raw json.RawMessage) *mcp.Ca
 	if err != nil {
 		return b.toolError(t, err, start)
 	}
-	if err := t.input.Validate(args); err != nil {
+	input, err := t.input.resolved()
+	if err != nil {
+		return b.toolError(t, fmt.Errorf("input schema of %s: %w", t.label, err), start)
+	}
+	if err := input.Validate(args); err != nil {
 		return b.toolError(t, schemaArgumentError(err), start)
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)

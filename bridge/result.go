@@ -48,10 +48,14 @@ func (b *Bridge) result(t *tool, resp *http.Response, body []byte) *mcp.CallTool
 			return textResult(b.redactor.RedactString(string(body)))
 		}
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(red)}}}
-		if t.output != nil && len(red) > 0 && red[0] == '{' {
+		if t.output.raw != nil && len(red) > 0 && red[0] == '{' {
 			var v map[string]any
-			if err := json.Unmarshal(red, &v); err == nil {
-				if err := t.output.Validate(v); err == nil {
+			out, err := t.output.resolved()
+			if err == nil {
+				err = json.Unmarshal(red, &v)
+			}
+			if err == nil {
+				if err := out.Validate(v); err == nil {
 					res.StructuredContent = json.RawMessage(red)
 				} else if ce := b.log.Check(zap.DebugLevel, "response does not match the output schema"); ce != nil {
 					ce.Write(zap.String("tool", t.def.Name), zap.String("reason", err.Error()))

@@ -12,6 +12,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/whitelist"
 )
@@ -28,9 +29,8 @@ type tool struct {
 	path     []pathSeg
 	params   []argParam
 	body     *bodySpec
-	required []string // required argument names, for early messages
-	input    *jsonschema.Resolved
-	output   *jsonschema.Resolved // nil: no output schema
+	input    lazySchema // validates arguments
+	output   lazySchema // validates structured output; empty: no output schema
 	timeout  time.Duration
 	retry    bool
 	accept   string
@@ -110,7 +110,7 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 	conv := newSchemaConverter(dirRequest)
 	props := map[string]*jsonschema.Schema{}
 	var propOrder []string
-	var required []string
+	var required []string // required argument names
 	taken := map[string]bool{}
 	if o.RequestBody != nil {
 		taken[bodyArg] = true
@@ -200,25 +200,34 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 	if len(props) == 0 {
 		root.Properties = nil
 	}
-	input, err := root.Resolve(&jsonschema.ResolveOptions{})
-	if err != nil {
-		return nil, fail("input schema: %v", err)
+	if b.opts.VerifySchemas {
+		if _, err := root.Resolve(&jsonschema.ResolveOptions{}); err != nil {
+			return nil, fail("input schema: %v", err)
+		}
 	}
-	t.input = input
-	t.required = required
 	inRaw, err := json.Marshal(root)
 	if err != nil {
 		return nil, fail("marshaling input schema: %v", err)
 	}
+	t.input = newLazySchema(inRaw)
 
 	var outRaw json.RawMessage
 	if out := outputSchema(o); out != nil {
-		resolved, err := out.Resolve(&jsonschema.ResolveOptions{})
-		if err != nil {
-			b.log.Sugar().Debugf("%s: output schema dropped: %v", label, err)
-		} else if raw, err := json.Marshal(out); err == nil {
-			t.output = resolved
+		raw, err := json.Marshal(out)
+		switch {
+		case err != nil:
+			b.log.Debug("output schema dropped", zap.String("op", label), zap.Error(err))
+		case b.opts.MaxOutputSchemaBytes >= 0 && len(raw) > b.maxOutputSchema():
+			b.log.Debug("output schema over the size limit, left out", zap.String("op", label), zap.Int("bytes", len(raw)))
+		default:
+			if b.opts.VerifySchemas {
+				if _, err := out.Resolve(&jsonschema.ResolveOptions{}); err != nil {
+					b.log.Debug("output schema dropped", zap.String("op", label), zap.Error(err))
+					break
+				}
+			}
 			outRaw = raw
+			t.output = newLazySchema(raw)
 		}
 	}
 

@@ -217,13 +217,15 @@ func (a *app) build(ctx context.Context, degradeOK bool) (*built, error) {
 			Patterns: cfg.RedactPatterns,
 			Prefixes: cfg.RedactPrefixes,
 		},
-		Credentials:      creds,
-		Timeout:          cfg.Timeout,
-		MaxResponseBytes: cfg.MaxResponseBytes,
-		Version:          version,
-		SpecTitle:        title,
-		SpecVersion:      specVersion,
-		Logger:           a.log,
+		Credentials:          creds,
+		Timeout:              cfg.Timeout,
+		MaxResponseBytes:     cfg.MaxResponseBytes,
+		MaxOutputSchemaBytes: outputSchemaLimit(cfg.MaxOutputSchema),
+		VerifySchemas:        cfg.Stats,
+		Version:              version,
+		SpecTitle:            title,
+		SpecVersion:          specVersion,
+		Logger:               a.log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building tools: %w", err)
@@ -232,6 +234,15 @@ func (a *app) build(ctx context.Context, degradeOK bool) (*built, error) {
 		return nil, fmt.Errorf("--strict: %d operation(s) cannot become tools (first: %s: %s)", len(b.Skipped()), b.Skipped()[0].Operation, b.Skipped()[0].Reason)
 	}
 	return &built{bridge: b, spec: res, ops: len(ops)}, nil
+}
+
+// outputSchemaLimit maps the flag (0: none, -1: unlimited) to
+// bridge.Options (0 means its default there).
+func outputSchemaLimit(n int) int {
+	if n == 0 {
+		return 1 // no marshaled schema is that small: none kept
+	}
+	return n
 }
 
 // retries maps the user's count (0 disables) to UpstreamOptions (0 means

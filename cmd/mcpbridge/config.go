@@ -40,6 +40,7 @@ type Config struct {
 	Timeout          time.Duration `mapstructure:"timeout"`
 	Retries          int           `mapstructure:"retries"`
 	MaxResponseBytes int64         `mapstructure:"max-response-bytes"`
+	MaxOutputSchema  int           `mapstructure:"max-output-schema-bytes"`
 
 	// Sanitizer.
 	RedactKeys     []string `mapstructure:"redact-keys"`
@@ -102,6 +103,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Duration("timeout", 30*time.Second, "time limit for one tool call, retries included")
 	fs.Int("retries", 2, "retries for idempotent calls on connection errors, 429, 502, 503, 504 (0 disables)")
 	fs.Int64("max-response-bytes", 10<<20, "size limit for an upstream response body")
+	fs.Int("max-output-schema-bytes", 4096, "leave out output schemas larger than this (-1: no limit, 0: none at all)")
 	fs.StringArray("redact-key", nil, "extra field name whose value is redacted (repeatable)")
 	fs.StringArray("redact-pattern", nil, "extra regular expression redacted inside strings (repeatable)")
 	fs.StringArray("redact-prefix", nil, "extra secret prefix, e.g. ghp_ (repeatable)")

@@ -1,0 +1,52 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// lazySchema is a tool's JSON Schema, kept as the bytes tools/list sends
+// and resolved into a validator on first use. Startup then does no resolving
+// (GitHub's 1,223 tools would cost ~0.3 s and tens of MiB), and tools that
+// are never called never pay for it.
+type lazySchema struct {
+	raw  json.RawMessage
+	once *sync.Once
+	res  **jsonschema.Resolved
+	err  *error
+}
+
+// resolved returns the validator, resolving it once. It is safe for
+// concurrent use.
+func (l *lazySchema) resolved() (*jsonschema.Resolved, error) {
+	if l.raw == nil {
+		return nil, fmt.Errorf("no schema")
+	}
+	l.once.Do(func() {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(l.raw, &s); err != nil {
+			*l.err = fmt.Errorf("decoding schema: %w", err)
+			return
+		}
+		r, err := s.Resolve(&jsonschema.ResolveOptions{})
+		if err != nil {
+			*l.err = fmt.Errorf("resolving schema: %w", err)
+			return
+		}
+		*l.res = r
+	})
+	return *l.res, *l.err
+}
+
+// newLazySchema wraps raw schema bytes; nil raw means no schema.
+func newLazySchema(raw json.RawMessage) lazySchema {
+	if raw == nil {
+		return lazySchema{}
+	}
+	var r *jsonschema.Resolved
+	var err error
+	return lazySchema{raw: raw, once: new(sync.Once), res: &r, err: &err}
+}
