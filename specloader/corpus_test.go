@@ -62,6 +62,7 @@ var corpus = map[string]corpusSummary{
 func TestLoadCorpus(t *testing.T) {
 	for name, want := range corpus {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			path := filepath.Join(corpusDir, name)
 			res, err := specloader.Load(t.Context(), path, specloader.Options{})
 			if err != nil {

@@ -5,16 +5,22 @@
 // in size and, for URLs, in time; Swagger 2.0 documents are converted to
 // OpenAPI 3; references to other files or URLs next to the document are
 // resolved under the same bounds; the result is validated leniently (findings
-// become warnings) or strictly (findings become an error).
+// become warnings) or strictly (findings become an error). A few defects of
+// real specs that kin-openapi refuses outright are repaired in lenient mode,
+// with a warning each (see repair.go).
 //
-// Large JSON documents take a fast path: the root and the maps of components
-// and paths are split with encoding/json and their entries decoded in
-// parallel, instead of through kin-openapi's YAML-first decoder, which costs
-// several times the time and memory on a spec the size of GitHub's.
+// JSON takes a fast path. kin-openapi parses JSON with its YAML parser, which
+// costs about 1.6 s and 630 MiB of memory on GitHub's 13 MB spec; this
+// package splits the document with a JSON scanner, builds for each component
+// and path the node tree the YAML parser would have built, and lets
+// kin-openapi's own decoder turn those into the model, in parallel: the
+// same model (TestJSONFastPathMatchesKin) in about half the time and a
+// quarter of the memory.
 //
 // The package does no logging and never writes to stdout. It recovers from a
 // panic inside kin-openapi and reports it as an error naming the source.
 //
-// specloader is a leaf: it imports kin-openapi, its YAML library and the
-// standard library, and never another mcpbridge package, go-sdk or viper.
+// specloader is a leaf: it imports kin-openapi, the YAML library kin-openapi
+// uses (go.yaml.in/yaml/v4) and the standard library, never another mcpbridge
+// package, go-sdk or viper.
 package specloader

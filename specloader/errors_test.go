@@ -2,6 +2,7 @@ package specloader_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,7 @@ var loadErrorTests = []struct {
 	source string
 	opts   specloader.Options
 	want   []string
+	fetch  bool // errors.Is(err, specloader.ErrFetch)
 }{
 	{
 		name:   "invalid YAML",
@@ -55,6 +57,7 @@ var loadErrorTests = []struct {
 		name:   "ref to a missing file",
 		source: "testdata/missing-file-ref.yaml",
 		want:   []string{"testdata/missing-file-ref.yaml", "reading referenced document", "nope.yaml"},
+		fetch:  true,
 	},
 	{
 		name:   "value of the wrong type",
@@ -71,6 +74,7 @@ var loadErrorTests = []struct {
 		name:   "no such file",
 		source: "testdata/absent.yaml",
 		want:   []string{"testdata/absent.yaml", "no such file"},
+		fetch:  true,
 	},
 	{
 		name:   "unsupported scheme",
@@ -109,6 +113,9 @@ func TestLoadErrors(t *testing.T) {
 					t.Errorf("Load(%s) error %q does not contain %q", tt.source, err, w)
 				}
 			}
+			if got := errors.Is(err, specloader.ErrFetch); got != tt.fetch {
+				t.Errorf("errors.Is(%q, ErrFetch) = %v; want %v", err, got, tt.fetch)
+			}
 		})
 	}
 }
@@ -139,6 +146,17 @@ func TestLoadDataErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestLoadDataBOM(t *testing.T) {
+	data := append([]byte("\xef\xbb\xbf"), mustRead(t, filepath.Join(corpusDir, "xkcd.3.0.json"))...)
+	res, err := specloader.LoadData(t.Context(), data, nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != "3.0.0" || res.Location != nil {
+		t.Errorf("LoadData with a BOM: version %q, location %v; want 3.0.0, nil", res.Version, res.Location)
 	}
 }
 

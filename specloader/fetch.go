@@ -197,7 +197,7 @@ func readFile(ctx context.Context, u *url.URL, max int64) ([]byte, error) {
 	}
 	f, err := os.Open(filepath.FromSlash(u.Path))
 	if err != nil {
-		return nil, err // *fs.PathError, which names the file
+		return nil, &fetchError{err} // *fs.PathError, which names the file
 	}
 	defer f.Close()
 	data, err := readLimited(f, max)
@@ -207,11 +207,12 @@ func readFile(ctx context.Context, u *url.URL, max int64) ([]byte, error) {
 	return data, nil
 }
 
-// readLimited reads r to the end, or fails once it passes max bytes.
+// readLimited reads r to the end, or fails once it passes max bytes. A read
+// error is a fetchError; going over max is not.
 func readLimited(r io.Reader, max int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
-		return nil, err
+		return nil, &fetchError{err}
 	}
 	if int64(len(data)) > max {
 		return nil, tooLarge(-1, max)
@@ -239,14 +240,17 @@ func (s *session) fetch(u *url.URL, withHeader bool, max int64) ([]byte, *url.UR
 
 	resp, err := s.client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil && s.ctx.Err() == nil {
-			return nil, nil, fmt.Errorf("fetching %s: timed out after %v (Options.Timeout): %w", u.Redacted(), s.opts.timeout(), err)
+		if s.ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("fetching %s: %w", u.Redacted(), err) // canceled by the caller
 		}
-		return nil, nil, fmt.Errorf("fetching %s: %w", u.Redacted(), err)
+		if ctx.Err() != nil {
+			return nil, nil, &fetchError{fmt.Errorf("fetching %s: timed out after %v (Options.Timeout): %w", u.Redacted(), s.opts.timeout(), err)}
+		}
+		return nil, nil, &fetchError{fmt.Errorf("fetching %s: %w", u.Redacted(), err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, fmt.Errorf("fetching %s: unexpected status %s", u.Redacted(), resp.Status)
+		return nil, nil, &fetchError{fmt.Errorf("fetching %s: unexpected status %s", u.Redacted(), resp.Status)}
 	}
 	if resp.ContentLength > max {
 		return nil, nil, fmt.Errorf("fetching %s: %w", u.Redacted(), tooLarge(resp.ContentLength, max))
@@ -254,7 +258,7 @@ func (s *session) fetch(u *url.URL, withHeader bool, max int64) ([]byte, *url.UR
 	data, err := readLimited(resp.Body, max)
 	if err != nil {
 		if ctx.Err() != nil && s.ctx.Err() == nil {
-			return nil, nil, fmt.Errorf("reading %s: timed out after %v (Options.Timeout): %w", u.Redacted(), s.opts.timeout(), err)
+			return nil, nil, &fetchError{fmt.Errorf("reading %s: timed out after %v (Options.Timeout): %w", u.Redacted(), s.opts.timeout(), err)}
 		}
 		return nil, nil, fmt.Errorf("reading %s: %w", u.Redacted(), err)
 	}

@@ -2,6 +2,7 @@ package specloader_test
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -145,16 +146,17 @@ func TestLoadURLErrors(t *testing.T) {
 	t.Cleanup(func() { close(release) }) // cleanups run last-in first-out: before srv.Close, which waits for handlers
 
 	tests := []struct {
-		name string
-		path string
-		opts specloader.Options
-		want []string
+		name  string
+		path  string
+		opts  specloader.Options
+		want  []string
+		fetch bool // errors.Is(err, specloader.ErrFetch)
 	}{
-		{"404", "/missing.yaml", specloader.Options{}, []string{"/missing.yaml", "unexpected status 404 Not Found"}},
-		{"slow", "/slow", specloader.Options{Timeout: 50 * time.Millisecond}, []string{"/slow", "timed out after 50ms (Options.Timeout)"}},
-		{"oversize", "/big", specloader.Options{MaxBytes: 1000}, []string{"/big", "4096 bytes, over the 1000-byte limit (Options.MaxBytes)"}},
-		{"oversize chunked", "/big-chunked", specloader.Options{MaxBytes: 1000}, []string{"/big-chunked", "exceeds the 1000-byte limit (Options.MaxBytes)"}},
-		{"local file ref", "/local-ref", specloader.Options{}, []string{"/local-ref", "reference to local file /etc/passwd from a spec loaded over HTTP is not allowed"}},
+		{"404", "/missing.yaml", specloader.Options{}, []string{"/missing.yaml", "unexpected status 404 Not Found"}, true},
+		{"slow", "/slow", specloader.Options{Timeout: 50 * time.Millisecond}, []string{"/slow", "timed out after 50ms (Options.Timeout)"}, true},
+		{"oversize", "/big", specloader.Options{MaxBytes: 1000}, []string{"/big", "4096 bytes, over the 1000-byte limit (Options.MaxBytes)"}, false},
+		{"oversize chunked", "/big-chunked", specloader.Options{MaxBytes: 1000}, []string{"/big-chunked", "exceeds the 1000-byte limit (Options.MaxBytes)"}, false},
+		{"local file ref", "/local-ref", specloader.Options{}, []string{"/local-ref", "reference to local file /etc/passwd from a spec loaded over HTTP is not allowed"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,7 +169,20 @@ func TestLoadURLErrors(t *testing.T) {
 					t.Errorf("Load error %q does not contain %q", err, w)
 				}
 			}
+			if got := errors.Is(err, specloader.ErrFetch); got != tt.fetch {
+				t.Errorf("errors.Is(%q, ErrFetch) = %v; want %v", err, got, tt.fetch)
+			}
 		})
+	}
+}
+
+func TestUnreachableIsFetchError(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	addr := srv.URL
+	srv.Close() // nothing listens there any more
+	_, err := specloader.Load(t.Context(), addr+"/openapi.yaml", specloader.Options{})
+	if !errors.Is(err, specloader.ErrFetch) {
+		t.Errorf("Load from a closed server: %v; want an ErrFetch", err)
 	}
 }
 
@@ -192,4 +207,30 @@ func mustRead(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// countingTransport counts the requests of a client given in Options.
+type countingTransport struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestOptionsClient(t *testing.T) {
+	srv, _ := newSpecServer(t)
+	rt := &countingTransport{}
+	res, err := specloader.Load(t.Context(), srv.URL+"/api/openapi.yaml", specloader.Options{Client: &http.Client{Transport: rt}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPetRefs(t, res)
+	if rt.n != 3 {
+		t.Errorf("Options.Client made %d requests; want 3 (the spec and its two $ref targets, each once)", rt.n)
+	}
 }

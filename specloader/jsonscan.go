@@ -52,15 +52,26 @@ func (c *cursor) ws() {
 	for c.pos < len(c.data) {
 		switch c.data[c.pos] {
 		case '\n':
-			c.pos++
-			c.line++
-			c.lineStart = c.pos
-		case ' ', '\t', '\r':
+			c.newline()
+		case '\r':
+			if c.pos+1 < len(c.data) && c.data[c.pos+1] == '\n' {
+				c.pos++ // CRLF: one line break, counted at the LF
+			} else {
+				c.newline() // a lone CR breaks the line in YAML
+			}
+		case ' ', '\t':
 			c.pos++
 		default:
 			return
 		}
 	}
+}
+
+// newline moves past the line break at the cursor.
+func (c *cursor) newline() {
+	c.pos++
+	c.line++
+	c.lineStart = c.pos
 }
 
 // peek skips whitespace and returns the next byte, 0 at the end.
@@ -148,9 +159,9 @@ func (c *cursor) skip() error {
 					c.pos++
 					return nil
 				}
-			case '\n':
-				c.line++
-				c.lineStart = c.pos + 1
+			case '\n', '\r':
+				c.ws() // counts the line break as between tokens
+				continue
 			}
 			c.pos++
 		}

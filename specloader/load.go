@@ -176,8 +176,11 @@ func (s *session) load(data []byte, loc *url.URL) (*Result, error) {
 	if err != nil && !p.swagger && !s.opts.Strict && s.ctx.Err() == nil {
 		var fixed []byte
 		if fixed, notes = s.repair(body, p, loc); len(notes) > 0 {
-			var err2 error
-			if doc, err2 = loadKin(s.kinLoader(), fixed, loc); err2 != nil {
+			p2, err2 := probe(fixed)
+			if err2 == nil {
+				doc, err2 = s.decode(p2, fixed, loc)
+			}
+			if err2 != nil {
 				err = fmt.Errorf("%w; still failing after %d repairs: %v", err, len(notes), err2)
 			} else {
 				err = nil

@@ -2,6 +2,7 @@ package specloader
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"path"
@@ -12,8 +13,9 @@ import (
 
 // repair fixes, in a document that failed to load, the defects real specs
 // carry that kin-openapi refuses although dropping or reshaping them costs a
-// caller nothing, and returns the fixed document as YAML with one note per
-// fix. No notes means nothing known was found, and the load error stands.
+// caller nothing, and returns the fixed document, in its own format (so that
+// JSON keeps the fast path), with one note per fix. No notes means nothing
+// known was found, and the load error stands.
 //
 // The defects:
 //   - a schema's `examples` written as a map (OpenAPI 3.1 wants a list, as
@@ -47,11 +49,46 @@ func (s *session) repair(body []byte, p probeResult, loc *url.URL) ([]byte, []st
 	if len(r.notes) == 0 {
 		return nil, nil
 	}
+	if p.json != nil {
+		return appendJSON(nil, root), r.notes
+	}
 	out, err := yaml.Marshal(root)
 	if err != nil {
 		return nil, nil
 	}
 	return out, r.notes
+}
+
+// appendJSON writes out a tree that newCursor.node built from JSON.
+func appendJSON(b []byte, n *yaml.Node) []byte {
+	switch n.Kind {
+	case yaml.MappingNode:
+		b = append(b, '{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, n.Content[i])
+			b = append(b, ':')
+			b = appendJSON(b, n.Content[i+1])
+		}
+		return append(b, '}')
+	case yaml.SequenceNode:
+		b = append(b, '[')
+		for i, c := range n.Content {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, c)
+		}
+		return append(b, ']')
+	default:
+		if n.Tag != "!!str" {
+			return append(b, n.Value...) // a number, true, false or null as written
+		}
+		q, _ := json.Marshal(n.Value) // a string cannot fail
+		return append(b, q...)
+	}
 }
 
 type repairer struct {
@@ -170,7 +207,7 @@ func pointerNode(n *yaml.Node, pointer string) *yaml.Node {
 		return nil
 	}
 	for tok := range strings.SplitSeq(pointer[1:], "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch n.Kind {
 		case yaml.MappingNode:
 			n = mappingValue(n, tok)
