@@ -103,6 +103,49 @@ type Bridge struct {
 // that always fail. It returns an error for configuration problems and for
 // two operations that end up with the same tool name.
 func New(ops []whitelist.Operation, opts Options) (*Bridge, error) {
+	b, err := newBridge(opts)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	names := map[string]string{} // tool name → operation
+	for _, op := range ops {
+		if op.Op == nil {
+			continue
+		}
+		t, err := b.buildTool(op)
+		if err != nil {
+			var be *buildError
+			if errors.As(err, &be) {
+				b.skipped = append(b.skipped, Skipped{Operation: be.op, Reason: be.reason})
+				b.log.Warn("operation skipped", zap.String("op", be.op), zap.String("reason", be.reason))
+				continue
+			}
+			return nil, err
+		}
+		if prev, dup := names[t.def.Name]; dup {
+			errs = append(errs, fmt.Errorf("tool name %q is used by both %s and %s: set a distinct name for one of them in the whitelist", t.def.Name, prev, t.label))
+			continue
+		}
+		names[t.def.Name] = t.label
+		b.tools = append(b.tools, t)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return b, nil
+}
+
+func (b *Bridge) maxOutputSchema() int {
+	if b.opts.MaxOutputSchemaBytes == 0 {
+		return 16 << 10
+	}
+	return b.opts.MaxOutputSchemaBytes
+}
+
+// newBridge applies defaults and prepares the runtime dependencies shared
+// by every tool.
+func newBridge(opts Options) (*Bridge, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
 	}
@@ -144,40 +187,7 @@ func New(ops []whitelist.Operation, opts Options) (*Bridge, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-
-	names := map[string]string{} // tool name → operation
-	for _, op := range ops {
-		if op.Op == nil {
-			continue
-		}
-		t, err := b.buildTool(op)
-		if err != nil {
-			var be *buildError
-			if errors.As(err, &be) {
-				b.skipped = append(b.skipped, Skipped{Operation: be.op, Reason: be.reason})
-				b.log.Warn("operation skipped", zap.String("op", be.op), zap.String("reason", be.reason))
-				continue
-			}
-			return nil, err
-		}
-		if prev, dup := names[t.def.Name]; dup {
-			errs = append(errs, fmt.Errorf("tool name %q is used by both %s and %s: set a distinct name for one of them in the whitelist", t.def.Name, prev, t.label))
-			continue
-		}
-		names[t.def.Name] = t.label
-		b.tools = append(b.tools, t)
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
 	return b, nil
-}
-
-func (b *Bridge) maxOutputSchema() int {
-	if b.opts.MaxOutputSchemaBytes == 0 {
-		return 16 << 10
-	}
-	return b.opts.MaxOutputSchemaBytes
 }
 
 // baseFor picks the base URL of an operation: operation-level servers, then

@@ -19,11 +19,11 @@ func (b *Bridge) buildRequest(ctx context.Context, t *tool, args map[string]any)
 	var path strings.Builder
 	path.WriteString(strings.TrimRight(t.base.EscapedPath(), "/"))
 	for _, seg := range t.path {
-		if seg.param < 0 {
-			path.WriteString(seg.lit)
+		if seg.Param < 0 {
+			path.WriteString(seg.Lit)
 			continue
 		}
-		p := t.params[seg.param]
+		p := t.params[seg.Param]
 		v, ok := args[p.arg]
 		if !ok || v == nil {
 			return nil, &ArgumentError{Field: p.arg, Reason: "required path parameter is missing"}

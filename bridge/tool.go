@@ -38,8 +38,8 @@ type tool struct {
 
 // pathSeg is a literal, already escaped, or a reference to a path parameter.
 type pathSeg struct {
-	lit   string
-	param int // index into tool.params; -1 for a literal
+	Lit   string
+	Param int // index into tool.params; -1 for a literal
 }
 
 // argParam binds an argument name to a parameter's serialization plan.
@@ -275,11 +275,11 @@ func parsePathTemplate(path string, params map[string]int) ([]pathSeg, error) {
 	for rest != "" {
 		i := strings.IndexByte(rest, '{')
 		if i < 0 {
-			segs = append(segs, pathSeg{lit: escapeLiteral(rest), param: -1})
+			segs = append(segs, pathSeg{Lit: escapeLiteral(rest), Param: -1})
 			break
 		}
 		if i > 0 {
-			segs = append(segs, pathSeg{lit: escapeLiteral(rest[:i]), param: -1})
+			segs = append(segs, pathSeg{Lit: escapeLiteral(rest[:i]), Param: -1})
 		}
 		j := strings.IndexByte(rest[i:], '}')
 		if j < 0 {
@@ -290,7 +290,7 @@ func parsePathTemplate(path string, params map[string]int) ([]pathSeg, error) {
 		if !ok {
 			return nil, fmt.Errorf("path template %q uses {%s}, which is not a declared path parameter", path, name)
 		}
-		segs = append(segs, pathSeg{param: idx})
+		segs = append(segs, pathSeg{Param: idx})
 		rest = rest[i+j+1:]
 	}
 	return segs, nil

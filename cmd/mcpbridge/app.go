@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,10 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
-	"github.com/mcpbridge/mcpbridge/sanitizer"
-	"github.com/mcpbridge/mcpbridge/specloader"
 	"github.com/mcpbridge/mcpbridge/transport"
-	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
 // version is the bridge version, set at link time with
@@ -110,141 +106,6 @@ type app struct {
 	specData, whitelistData []byte
 }
 
-// built is the result of provisioning: a bridge, or a degraded reason.
-type built struct {
-	bridge   *bridge.Bridge
-	spec     *specloader.Result
-	ops      int
-	degraded string // non-empty: why only ping is served
-}
-
-// build loads the spec, applies the whitelist and prepares the tools.
-// A spec that cannot be fetched gives a degraded result when degradeOK;
-// everything else wrong is an error.
-func (a *app) build(ctx context.Context, degradeOK bool) (*built, error) {
-	cfg := a.cfg
-	lopts := specloader.Options{
-		MaxBytes: cfg.SpecMaxBytes,
-		Timeout:  cfg.SpecTimeout,
-		Strict:   cfg.Strict,
-	}
-	if len(cfg.SpecHeaders) > 0 {
-		lopts.Header = map[string][]string{}
-		for k, v := range parseHeaders(cfg.SpecHeaders) {
-			lopts.Header[k] = []string{v}
-		}
-	}
-	var res *specloader.Result
-	var err error
-	if a.specData != nil {
-		res, err = specloader.LoadData(ctx, a.specData, nil, lopts)
-	} else {
-		res, err = specloader.Load(ctx, cfg.Spec, lopts)
-	}
-	if err != nil {
-		if degradeOK && isFetchError(err) {
-			a.log.Error("spec could not be fetched; serving in degraded mode with only the ping tool", zap.String("spec", cfg.Spec), zap.Error(err))
-			return &built{degraded: err.Error()}, nil
-		}
-		return nil, err
-	}
-	for _, w := range res.Warnings {
-		a.log.Warn("spec validation", zap.String("warning", w))
-	}
-
-	var policy *whitelist.Policy
-	switch {
-	case cfg.AllOperations:
-		policy = whitelist.All()
-	case a.whitelistData != nil:
-		policy, err = whitelist.Parse(bytes.NewReader(a.whitelistData))
-		if err != nil {
-			return nil, fmt.Errorf("embedded whitelist: %w", err)
-		}
-	default:
-		f, err := os.Open(cfg.Whitelist)
-		if err != nil {
-			return nil, fmt.Errorf("opening whitelist: %w", err)
-		}
-		policy, err = whitelist.Parse(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cfg.Whitelist, err)
-		}
-	}
-	ops, err := policy.Select(res.Doc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", cfg.Whitelist, err)
-	}
-
-	base := cfg.Upstream
-	if base == "" {
-		base, err = bridge.ServerURL(res.Doc.Servers, cfg.ServerVars, res.Location)
-		if err != nil {
-			return nil, fmt.Errorf("upstream base URL from the spec: %w", err)
-		}
-	}
-	creds := bridge.Credentials{
-		BearerToken:   cfg.UpstreamToken,
-		BasicUser:     cfg.UpstreamAuth.BasicUser,
-		BasicPassword: cfg.UpstreamAuth.BasicPassword,
-		Headers:       cfg.UpstreamAuth.Headers,
-		Query:         cfg.UpstreamAuth.Query,
-		Cookies:       cfg.UpstreamAuth.Cookies,
-	}
-	if len(cfg.UpstreamHeaders) > 0 {
-		h := map[string]string{}
-		for k, v := range creds.Headers {
-			h[k] = v
-		}
-		for k, v := range parseHeaders(cfg.UpstreamHeaders) {
-			h[k] = v
-		}
-		creds.Headers = h
-	}
-	title, specVersion := "", ""
-	if res.Doc.Info != nil {
-		title, specVersion = res.Doc.Info.Title, res.Doc.Info.Version
-	}
-	b, err := bridge.New(ops, bridge.Options{
-		BaseURL:             base,
-		UseOperationServers: cfg.Upstream == "",
-		ServerVariables:     cfg.ServerVars,
-		SpecLocation:        res.Location,
-		Client:              bridge.NewUpstreamClient(bridge.UpstreamOptions{Retries: retries(cfg.Retries), Logger: a.log}),
-		Rules: sanitizer.Rules{
-			Keys:     cfg.RedactKeys,
-			Patterns: cfg.RedactPatterns,
-			Prefixes: cfg.RedactPrefixes,
-		},
-		Credentials:          creds,
-		Timeout:              cfg.Timeout,
-		MaxResponseBytes:     cfg.MaxResponseBytes,
-		MaxOutputSchemaBytes: outputSchemaLimit(cfg.MaxOutputSchema),
-		VerifySchemas:        cfg.Stats,
-		Version:              version,
-		SpecTitle:            title,
-		SpecVersion:          specVersion,
-		Logger:               a.log,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("building tools: %w", err)
-	}
-	if cfg.Strict && len(b.Skipped()) > 0 {
-		return nil, fmt.Errorf("--strict: %d operation(s) cannot become tools (first: %s: %s)", len(b.Skipped()), b.Skipped()[0].Operation, b.Skipped()[0].Reason)
-	}
-	return &built{bridge: b, spec: res, ops: len(ops)}, nil
-}
-
-// outputSchemaLimit maps the flag (0: none, -1: unlimited) to
-// bridge.Options (0 means its default there).
-func outputSchemaLimit(n int) int {
-	if n == 0 {
-		return 1 // no marshaled schema is that small: none kept
-	}
-	return n
-}
-
 // retries maps the user's count (0 disables) to UpstreamOptions (0 means
 // the default there).
 func retries(n int) int {
@@ -254,20 +115,14 @@ func retries(n int) int {
 	return n
 }
 
-// isFetchError reports errors about getting the spec's bytes (network,
-// HTTP status, timeout, missing file) as opposed to a bad document.
-func isFetchError(err error) bool {
-	return errors.Is(err, specloader.ErrFetch)
-}
-
 // newServer builds the MCP server and registers the tools (or only ping).
 func (a *app) newServer(bt *built) *mcp.Server {
 	impl := &mcp.Implementation{Name: "mcpbridge", Version: version}
 	n := 1
 	if bt.bridge != nil {
 		n += bt.bridge.Len()
-		if bt.spec.Doc.Info != nil && bt.spec.Doc.Info.Title != "" {
-			impl.Title = "mcpbridge: " + bt.spec.Doc.Info.Title
+		if title := bt.bridge.PingInfo().SpecTitle; title != "" {
+			impl.Title = "mcpbridge: " + title
 		}
 	}
 	pageSize := mcp.DefaultPageSize
@@ -290,7 +145,7 @@ func (a *app) newServer(bt *built) *mcp.Server {
 }
 
 func (a *app) serve(ctx context.Context) error {
-	bt, err := a.build(ctx, true)
+	bt, err := a.build(ctx, true, !a.cfg.NoCache)
 	if err != nil {
 		return err
 	}
@@ -300,7 +155,7 @@ func (a *app) serve(ctx context.Context) error {
 func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error {
 	s := a.newServer(bt)
 	if bt.bridge != nil {
-		a.log.Info("tools ready", zap.Int("tools", bt.bridge.Len()), zap.Int("operations", bt.ops), zap.Int("skipped", len(bt.bridge.Skipped())), zap.String("transport", a.cfg.Transport))
+		a.log.Info("tools ready", zap.Int("tools", bt.bridge.Len()), zap.Int("operations", bt.ops), zap.Int("skipped", len(bt.bridge.Skipped())), zap.Bool("cached", bt.cached), zap.String("transport", a.cfg.Transport))
 		upstream = bt.bridge.PingInfo().Upstream
 	}
 	if a.cfg.Transport == "http" {
@@ -364,7 +219,7 @@ func (a *app) httpOptions(bt *built, upstream string) (transport.HTTPOptions, er
 
 // tools prints the tools serve would expose.
 func (a *app) tools(ctx context.Context) error {
-	bt, err := a.build(ctx, false)
+	bt, err := a.build(ctx, false, false)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func (a *app) demo(ctx context.Context) error {
 	}
 	a.cfg.Spec = "embedded:demo"
 	a.cfg.Upstream = base
-	bt, err := a.build(ctx, false)
+	bt, err := a.build(ctx, false, false)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}

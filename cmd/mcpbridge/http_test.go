@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,6 +17,12 @@ import (
 // startHTTPBridge runs the real program (run) with --transport http on a
 // free loopback port and returns its base URL once it listens.
 func startHTTPBridge(t *testing.T, args ...string) string {
+	base, _ := startHTTPBridgeLogs(t, args...)
+	return base
+}
+
+// startHTTPBridgeLogs also returns the "tools ready" log line's fields.
+func startHTTPBridgeLogs(t *testing.T, args ...string) (string, map[string]any) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -26,16 +34,18 @@ func startHTTPBridge(t *testing.T, args ...string) string {
 		done <- err
 	}()
 	addr := make(chan string, 1)
+	var ready map[string]any
 	go func() {
 		sc := bufio.NewScanner(pr)
 		sent := false
 		for sc.Scan() {
-			var line struct {
-				Msg  string `json:"msg"`
-				Addr string `json:"addr"`
+			var line map[string]any
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == "tools ready" {
+				ready = line
 			}
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" && !sent {
-				addr <- line.Addr
+			if line["msg"] == "listening" && !sent {
+				a, _ := line["addr"].(string)
+				addr <- a
 				sent = true
 			}
 			t.Logf("bridge stderr: %s", sc.Text())
@@ -55,7 +65,35 @@ func startHTTPBridge(t *testing.T, args ...string) string {
 			t.Errorf("bridge exited with %v", err)
 		}
 	})
-	return "http://" + a
+	return "http://" + a, ready
+}
+
+func TestToolCache(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"serve", "--spec", "testdata/e2e.yaml", "--whitelist", "testdata/e2e-whitelist.yaml", "--upstream", "http://127.0.0.1:9", "--cache-dir", dir}
+	for i, wantCached := range []bool{false, true} {
+		base, ready := startHTTPBridgeLogs(t, args...)
+		if ready == nil || ready["cached"] != wantCached || ready["tools"] != float64(7) {
+			t.Errorf("start %d: tools ready = %v, want cached=%v and 7 tools", i, ready, wantCached)
+		}
+		resp, err := http.Get(base + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	// A corrupt entry is ignored and rewritten.
+	entries, _ := filepath.Glob(filepath.Join(dir, "*.tools"))
+	if len(entries) != 1 {
+		t.Fatalf("cache entries: %v", entries)
+	}
+	if err := os.WriteFile(entries[0], []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, ready := startHTTPBridgeLogs(t, args...)
+	if ready == nil || ready["cached"] != false {
+		t.Errorf("after corruption: tools ready = %v, want a rebuild", ready)
+	}
 }
 
 type bearer struct {

@@ -27,7 +27,15 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// Keep the tool cache out of the user's home during tests.
+	dir, err := os.MkdirTemp("", "mcpbridge-test-cache")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("MCPBRIDGE_CACHE_DIR", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // recorded is what the upstream received.

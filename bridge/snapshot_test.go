@@ -1,0 +1,120 @@
+package bridge_test
+
+import (
+	"bytes"
+	"mime"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/specloader"
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+// TestSnapshotRoundTrip checks that a bridge rebuilt from its snapshot
+// lists the same tools and sends the same requests as the original.
+func TestSnapshotRoundTrip(t *testing.T) {
+	var got []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		ct := r.Header.Get("Content-Type")
+		if mt, params, err := mime.ParseMediaType(ct); err == nil && mt == "multipart/form-data" {
+			// The boundary is random: compare the parts instead.
+			body = bytes.ReplaceAll(body, []byte(params["boundary"]), []byte("BOUNDARY"))
+			ct = mt
+		}
+		got = append(got, r.Method+" "+r.RequestURI+" "+ct+" "+string(body))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":1,"name":"rex"}`)
+	}))
+	defer up.Close()
+	res, err := specloader.Load(t.Context(), "../testdata/specs/petstore.3.0.yaml", specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := bridge.Options{BaseURL: up.URL + "/v3", Client: up.Client(), SpecTitle: "Petstore"}
+	orig, err := bridge.New(ops, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := orig.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored, err := bridge.NewFromSnapshot(data, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toJSON := func(b *bridge.Bridge) string {
+		raw, err := json.Marshal(b.Tools())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(raw)
+	}
+	if diff := cmp.Diff(toJSON(orig), toJSON(restored)); diff != "" {
+		t.Errorf("tools differ after a snapshot round trip (-orig +restored):\n%s", diff)
+	}
+	if diff := cmp.Diff(orig.Skipped(), restored.Skipped()); diff != "" {
+		t.Errorf("skipped differ:\n%s", diff)
+	}
+
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"getPetById", map[string]any{"petId": 7}},
+		{"findPetsByStatus", map[string]any{"status": []any{"sold"}}},
+		{"updatePetWithForm", map[string]any{"petId": 7, "body": map[string]any{"name": "rex", "status": "x"}}},
+		{"addPet", map[string]any{"body": map[string]any{"name": "rex", "photoUrls": []any{"u"}}}},
+		{"uploadFile", map[string]any{"petId": 7, "body": map[string]any{"file": "aGVsbG8=", "additionalMetadata": "m"}}},
+	}
+	run := func(b *bridge.Bridge) []string {
+		got = nil
+		s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+		b.Register(s)
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(t.Context(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ss.Close()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		for _, c := range calls {
+			r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+			if err != nil || r.IsError {
+				t.Fatalf("%s: err=%v result=%+v", c.tool, err, r)
+			}
+		}
+		return got
+	}
+	want := run(orig)
+	if len(want) != len(calls) {
+		t.Fatalf("upstream saw %d requests, want %d", len(want), len(calls))
+	}
+	if diff := cmp.Diff(want, run(restored)); diff != "" {
+		t.Errorf("requests differ after a snapshot round trip (-orig +restored):\n%s", diff)
+	}
+}
+
+func TestSnapshotRejectsGarbage(t *testing.T) {
+	for _, data := range [][]byte{nil, []byte("not a snapshot"), {0x1, 0x2, 0x3}} {
+		if _, err := bridge.NewFromSnapshot(data, bridge.Options{BaseURL: "http://x"}); err == nil {
+			t.Errorf("NewFromSnapshot(%q) succeeded", data)
+		}
+	}
+}

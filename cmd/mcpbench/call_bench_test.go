@@ -1,0 +1,152 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/specloader"
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+// BenchmarkCall is the call path of mcpbench in one process, for
+// profiling (mcpbridge has no pprof flag): a go-sdk client calls the
+// floor's and the bridge's tools over in-memory transports, against the
+// same upstream and spec as the command.
+//
+//	go test ./cmd/mcpbench -run '^$' -bench Call -cpuprofile cpu.out
+//	go tool pprof -top cpu.out
+func BenchmarkCall(b *testing.B) {
+	eps := endpoints()
+	buildBodies(eps)
+	up, err := startUpstream(eps)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { up.Close() })
+	spec, wl, err := writeBenchSpec(b.TempDir(), up.URL, eps, os.Getenv("MCPBENCH_NO_OUTPUT_SCHEMA") == "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := specloader.Load(b.Context(), spec, specloader.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(wl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	policy, err := whitelist.Parse(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ops, err := policy.Select(res.Doc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	br, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: bridge.NewUpstreamClient(bridge.UpstreamOptions{})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bridgeServer := mcp.NewServer(&mcp.Implementation{Name: "mcpbridge", Version: "bench"}, nil)
+	br.Register(bridgeServer)
+
+	for _, srv := range []struct {
+		name string
+		s    *mcp.Server
+	}{{"floor", newFloorServer(up.URL, eps)}, {"bridge", bridgeServer}} {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.s.Connect(b.Context(), st, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, err := newClient().Connect(b.Context(), ct, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range eps {
+			b.Run(srv.name+"/"+e.Size, func(b *testing.B) {
+				b.SetBytes(int64(len(e.body)))
+				for b.Loop() {
+					r, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: e.Tool, Arguments: e.Args})
+					if err != nil || r.IsError {
+						b.Fatalf("%s: %v %+v", e.Tool, err, r)
+					}
+				}
+			})
+		}
+		cs.Close()
+		ss.Close()
+	}
+}
+
+// BenchmarkStart is mcpbridge's startup in one process, as app.build does
+// it: load the spec, select operations, build the tools, then answer
+// tools/list over an in-memory session. For profiling cold start:
+//
+//	go test ./cmd/mcpbench -run '^$' -bench Start/github -cpuprofile cpu.out
+func BenchmarkStart(b *testing.B) {
+	cfg := &config{}
+	if err := cfg.withDefaults(); err != nil {
+		b.Fatal(err)
+	}
+	gh20, err := writeGitHubWhitelist(b.TempDir(), cfg.GitHubSpec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, spec, whitelist string
+	}{
+		{"petstore-all", cfg.SmallSpec, ""},
+		{"github-20", cfg.GitHubSpec, gh20},
+		{"github-all", cfg.GitHubSpec, ""},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				res, err := specloader.Load(b.Context(), c.spec, specloader.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				policy := whitelist.All()
+				if c.whitelist != "" {
+					f, err := os.Open(c.whitelist)
+					if err != nil {
+						b.Fatal(err)
+					}
+					policy, err = whitelist.Parse(f)
+					f.Close()
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				ops, err := policy.Select(res.Doc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				br, err := bridge.New(ops, bridge.Options{BaseURL: "http://127.0.0.1:9"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				s := mcp.NewServer(&mcp.Implementation{Name: "mcpbridge", Version: "bench"}, &mcp.ServerOptions{PageSize: br.Len() + 2})
+				br.Register(s)
+				ct, st := mcp.NewInMemoryTransports()
+				ss, err := s.Connect(b.Context(), st, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cs, err := newClient().Connect(b.Context(), ct, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := cs.ListTools(b.Context(), nil); err != nil {
+					b.Fatal(err)
+				}
+				cs.Close()
+				ss.Close()
+			}
+		})
+	}
+}

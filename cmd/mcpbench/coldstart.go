@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Cold-start cases.
+const (
+	coldSmall     = "petstore all-ops"
+	coldGitHub20  = "github 20-op"
+	coldGitHubAll = "github all-ops"
+)
+
+type coldCase struct {
+	Name string
+	Spec string
+	Args []string
+}
+
+// coldRun is one spawn-to-tools/list measurement.
+type coldRun struct {
+	Took      time.Duration
+	Tools     int
+	ListBytes int
+	AtList    memSample // right after tools/list
+	Idle      memSample // after cfg.Settle more
+}
+
+// coldStart spawns the bridge over stdio and times initialize + tools/list
+// per case; with cache flags, each run is a first start on an empty
+// --cache-dir followed by a restart on the same directory. Runs loop over
+// the cases (outer loop: run number) so drift spreads evenly.
+func (b *bench) coldStart(ctx context.Context) error {
+	gh20, err := writeGitHubWhitelist(b.dir, b.cfg.GitHubSpec)
+	if err != nil {
+		return err
+	}
+	var cases []coldCase
+	for _, c := range []coldCase{
+		{coldSmall, b.cfg.SmallSpec, []string{"--all-operations"}},
+		{coldGitHub20, b.cfg.GitHubSpec, []string{"--whitelist", gh20}},
+		{coldGitHubAll, b.cfg.GitHubSpec, []string{"--all-operations"}},
+	} {
+		if b.cfg.coldCase(c.Name) {
+			cases = append(cases, c)
+		}
+	}
+	modes := []string{"first"}
+	if b.cacheFlags {
+		modes = append(modes, "restart")
+	}
+	runs := map[string][]coldRun{}
+	for i := range b.cfg.ColdRuns {
+		for _, c := range cases {
+			b.progress("cold start %d/%d: %s", i+1, b.cfg.ColdRuns, c.Name)
+			cacheDir, err := os.MkdirTemp(b.dir, "cache-")
+			if err != nil {
+				return fmt.Errorf("creating a cache dir: %w", err)
+			}
+			for _, mode := range modes {
+				r, err := b.coldOnce(ctx, c, cacheDir)
+				if err != nil {
+					return fmt.Errorf("cold start %s (%s): %w", c.Name, mode, err)
+				}
+				runs[c.Name+"/"+mode] = append(runs[c.Name+"/"+mode], r)
+			}
+			os.RemoveAll(cacheDir) //nolint:errcheck // inside our temp dir
+		}
+	}
+	for _, c := range cases {
+		for _, mode := range modes {
+			b.rep.ColdStart = append(b.rep.ColdStart, summarizeCold(c.Name, mode, runs[c.Name+"/"+mode]))
+		}
+	}
+	return nil
+}
+
+func (b *bench) coldOnce(ctx context.Context, c coldCase, cacheDir string) (coldRun, error) {
+	args := append([]string{"serve", "--spec", c.Spec, "--upstream", b.up.URL}, c.Args...)
+	if b.cacheFlags {
+		args = append(args, "--cache-dir", cacheDir)
+	}
+	cmd := exec.Command(b.bridgePath, args...)
+	cmd.Stderr = b.stderrSink()
+	start := time.Now()
+	cs, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		if cmd.Process != nil {
+			cmd.Process.Kill() //nolint:errcheck // best effort after a failed start
+		}
+		return coldRun{}, fmt.Errorf("initialize: %w", err)
+	}
+	defer cs.Close()
+	var tools []*mcp.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return coldRun{}, fmt.Errorf("tools/list: %w", err)
+		}
+		tools = append(tools, t)
+	}
+	r := coldRun{Took: time.Since(start), Tools: len(tools)}
+	pid := cmd.Process.Pid
+	if r.AtList, err = readMem(pid); err != nil {
+		return r, err
+	}
+	if err := sleep(ctx, b.cfg.Settle); err != nil {
+		return r, err
+	}
+	if r.Idle, err = readMem(pid); err != nil {
+		return r, err
+	}
+	// The size of the tools/list result as the client received it.
+	payload, err := json.Marshal(&mcp.ListToolsResult{Tools: tools})
+	if err != nil {
+		return r, fmt.Errorf("encoding tools/list: %w", err)
+	}
+	r.ListBytes = len(payload)
+	return r, nil
+}
+
+func summarizeCold(name, mode string, runs []coldRun) coldInfo {
+	ci := coldInfo{Case: name, Mode: mode, Runs: len(runs)}
+	if len(runs) == 0 {
+		return ci
+	}
+	var took []time.Duration
+	var idle, hwm, atList []int64
+	for _, r := range runs {
+		took = append(took, r.Took)
+		idle = append(idle, r.Idle.RSSKiB)
+		atList = append(atList, r.AtList.RSSKiB)
+		hwm = append(hwm, r.Idle.HWMKiB)
+		ci.RunsMs = append(ci.RunsMs, ms(r.Took))
+	}
+	ci.MedianMs = ms(percentile(took, 0.5))
+	ci.MinMs = ms(took[0])
+	ci.MaxMs = ms(took[len(took)-1])
+	ci.IdleRSSKiB = medianInt(idle)
+	ci.AtListRSSKiB = medianInt(atList)
+	ci.PeakRSSKiB = medianInt(hwm)
+	ci.Tools = runs[len(runs)-1].Tools
+	ci.ListBytes = runs[len(runs)-1].ListBytes
+	return ci
+}
+
+func medianInt(s []int64) int64 {
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
