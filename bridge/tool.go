@@ -205,7 +205,7 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 			return nil, fail("input schema: %v", err)
 		}
 	}
-	inRaw, err := json.Marshal(root)
+	inRaw, err := marshalSchema(root)
 	if err != nil {
 		return nil, fail("marshaling input schema: %v", err)
 	}
@@ -213,7 +213,7 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 
 	var outRaw json.RawMessage
 	if out := outputSchema(o); out != nil {
-		raw, err := json.Marshal(out)
+		raw, err := marshalSchema(out)
 		switch {
 		case err != nil:
 			b.log.Debug("output schema dropped", zap.String("op", label), zap.Error(err))

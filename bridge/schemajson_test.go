@@ -1,0 +1,159 @@
+package bridge
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpbridge/mcpbridge/specloader"
+)
+
+// normalizeTrue rewrites the library's boolean true subschemas as {}, the
+// form marshalSchema writes.
+func normalizeTrue(v any, schemaPos bool) any {
+	switch x := v.(type) {
+	case bool:
+		if schemaPos && x {
+			return map[string]any{}
+		}
+	case map[string]any:
+		for k, e := range x {
+			switch k {
+			case "enum", "examples", "const", "default", "required", "dependentRequired", "$vocabulary", "type", "dependencies", "deprecated", "readOnly", "writeOnly", "uniqueItems":
+				continue
+			case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
+				if m, ok := e.(map[string]any); ok {
+					for n, s := range m {
+						m[n] = normalizeTrue(s, true)
+					}
+				}
+			default:
+				x[k] = normalizeTrue(e, true)
+			}
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeTrue(e, schemaPos)
+		}
+	}
+	return v
+}
+
+// TestMarshalSchemaMatchesLibrary holds the one-pass writer to
+// jsonschema-go's MarshalJSON, value for value, for every schema the
+// converter produces from the corpus.
+func TestMarshalSchemaMatchesLibrary(t *testing.T) {
+	specs, _ := filepath.Glob("../testdata/specs/*")
+	n := 0
+	for _, path := range specs {
+		if strings.HasSuffix(path, ".tsv") || (testing.Short() && strings.Contains(path, "github")) {
+			continue
+		}
+		res, err := specloader.Load(t.Context(), path, specloader.Options{})
+		if err != nil {
+			continue // the corpus test reports load failures
+		}
+		check := func(where string, ref *openapi3.SchemaRef, dir schemaDirection) {
+			if ref == nil {
+				return
+			}
+			conv := newSchemaConverter(dir)
+			s := conv.convert(ref)
+			s.Defs = conv.defs()
+			lib, err := json.Marshal(s)
+			if err != nil {
+				t.Fatalf("%s %s: library: %v", path, where, err)
+			}
+			ours, err := marshalSchema(s)
+			if err != nil {
+				t.Fatalf("%s %s: marshalSchema: %v", path, where, err)
+			}
+			var a, b any
+			if err := json.Unmarshal(lib, &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(ours, &b); err != nil {
+				t.Fatalf("%s %s: invalid JSON from marshalSchema: %v", path, where, err)
+			}
+			if diff := cmp.Diff(normalizeTrue(a, true), b); diff != "" {
+				t.Fatalf("%s %s mismatch (-library +ours):\n%s", path, where, diff)
+			}
+			n++
+		}
+		for p, item := range res.Doc.Paths.Map() {
+			for m, op := range item.Operations() {
+				where := m + " " + p
+				for _, pr := range op.Parameters {
+					if pr.Value != nil {
+						check(where+" param", pr.Value.Schema, dirRequest)
+					}
+				}
+				if op.RequestBody != nil && op.RequestBody.Value != nil {
+					for _, mt := range op.RequestBody.Value.Content {
+						check(where+" body", mt.Schema, dirRequest)
+					}
+				}
+				if op.Responses != nil {
+					for _, r := range op.Responses.Map() {
+						if r.Value != nil {
+							for _, mt := range r.Value.Content {
+								check(where+" response", mt.Schema, dirResponse)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if n < 1000 {
+		t.Errorf("only %d schemas compared", n)
+	}
+	t.Logf("%d schemas compared", n)
+}
+
+func BenchmarkMarshalSchema(b *testing.B) {
+	res, err := specloader.Load(b.Context(), "../testdata/specs/github-api.3.0.json", specloader.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var roots []*openapi3.SchemaRef
+	for _, item := range res.Doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			if op.Responses != nil {
+				if r := op.Responses.Value("200"); r != nil && r.Value != nil {
+					if mt := r.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil {
+						roots = append(roots, mt.Schema)
+					}
+				}
+			}
+		}
+	}
+	conv := newSchemaConverter(dirResponse)
+	var schemas = make([]any, 0, len(roots))
+	for _, r := range roots {
+		schemas = append(schemas, conv.convert(r))
+	}
+	b.Run("library", func(b *testing.B) {
+		for b.Loop() {
+			for _, s := range schemas {
+				if _, err := json.Marshal(s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("marshalSchema", func(b *testing.B) {
+		for b.Loop() {
+			for _, s := range schemas {
+				if _, err := marshalSchema(s.(*jsonschema.Schema)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
