@@ -2,9 +2,9 @@ package bridge_test
 
 import (
 	"bytes"
-	"mime"
 	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"testing"

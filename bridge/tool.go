@@ -22,18 +22,18 @@ const bodyArg = "body"
 
 // tool is one prepared operation: everything a call needs, computed once.
 type tool struct {
-	def      *mcp.Tool
-	label    string // "GET /pets/{petId}", for logs and messages
-	method   string
-	base     *url.URL
-	path     []pathSeg
-	params   []argParam
-	body     *bodySpec
-	input    lazySchema // validates arguments
-	output   lazySchema // validates structured output; empty: no output schema
-	timeout  time.Duration
-	retry    bool
-	accept   string
+	def     *mcp.Tool
+	label   string // "GET /pets/{petId}", for logs and messages
+	method  string
+	base    *url.URL
+	path    []pathSeg
+	params  []argParam
+	body    *bodySpec
+	input   lazySchema // validates arguments
+	output  lazySchema // validates structured output; empty: no output schema
+	timeout time.Duration
+	retry   bool
+	accept  string
 }
 
 // pathSeg is a literal, already escaped, or a reference to a path parameter.
