@@ -64,7 +64,7 @@ func (b *Bridge) call(ctx context.Context, t *tool, raw json.RawMessage) *mcp.Ca
 		return b.toolError(t, err, start)
 	}
 	defer resp.Body.Close()
-	body, err := readLimited(resp.Body, b.opts.MaxResponseBytes)
+	body, err := readLimited(resp.Body, resp.ContentLength, b.opts.MaxResponseBytes)
 	if err != nil {
 		if !errors.Is(err, ErrResponseTooLarge) {
 			if ctx.Err() != nil {
@@ -174,16 +174,32 @@ func schemaPathField(path string) string {
 	return strings.Join(out, ".")
 }
 
-// readLimited reads at most max bytes; more is ErrResponseTooLarge.
-func readLimited(r io.Reader, max int64) ([]byte, error) {
-	body, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(body)) > max {
+// readLimited reads at most max bytes; more is ErrResponseTooLarge. A known
+// length sizes the buffer once instead of growing it by doubling.
+func readLimited(r io.Reader, length, max int64) ([]byte, error) {
+	if length > max {
 		return nil, ErrResponseTooLarge
 	}
-	return body, nil
+	if length < 0 {
+		body, err := io.ReadAll(io.LimitReader(r, max+1))
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(body)) > max {
+			return nil, ErrResponseTooLarge
+		}
+		return body, nil
+	}
+	buf := make([]byte, length)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return nil, err
+	}
+	// The declared length was honoured; anything more is a broken upstream.
+	var one [1]byte
+	if n, _ := r.Read(one[:]); n > 0 {
+		return nil, fmt.Errorf("upstream sent more than its Content-Length")
+	}
+	return buf, nil
 }
 
 // connErrorKind names a transport failure without echoing the URL (which
