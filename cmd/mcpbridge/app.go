@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -154,6 +155,11 @@ func (a *app) serve(ctx context.Context) error {
 
 func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error {
 	s := a.newServer(bt)
+	// The parsed spec is garbage from here on (tools hold only their
+	// prepared plans): return its memory to the OS before serving, so idle
+	// RSS reflects the tools, not the document they came from.
+	bt.spec = nil
+	debug.FreeOSMemory()
 	if bt.bridge != nil {
 		a.log.Info("tools ready", zap.Int("tools", bt.bridge.Len()), zap.Int("operations", bt.ops), zap.Int("skipped", len(bt.bridge.Skipped())), zap.Bool("cached", bt.cached), zap.String("transport", a.cfg.Transport))
 		upstream = bt.bridge.PingInfo().Upstream
