@@ -77,8 +77,15 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 		streams: newStreamGroup(),
 		sse:     newSSEHandler(s, o.MaxBodyBytes, log),
 	}
+	var events mcp.EventStore
+	if o.Stateful {
+		// Resumable streams (Last-Event-ID) and the SSE priming event need an
+		// event store; the in-memory one is bounded (10 MiB, oldest purged).
+		events = mcp.NewMemoryEventStore(nil)
+	}
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		Stateless:           !o.Stateful,
+		EventStore:          events,
 		SessionTimeout:      o.SessionTimeout,
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		Logger:              slog.New(zapslog.NewHandler(log.Core(), zapslog.WithName("mcp"))),

@@ -133,8 +133,13 @@ func (a *app) newServer(bt *built) *mcp.Server {
 	s := mcp.NewServer(impl, &mcp.ServerOptions{
 		Logger:   slogFor(a.log),
 		PageSize: pageSize,
+		// Empty prompts and resources are declared because go-sdk answers
+		// prompts/list and resources/list anyway, and discovery must say so.
+		// The tool list never changes while serving, so no listChanged.
 		Capabilities: &mcp.ServerCapabilities{
-			Tools: &mcp.ToolCapabilities{ListChanged: true},
+			Tools:     &mcp.ToolCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
 		},
 	})
 	if bt.bridge == nil {
