@@ -22,13 +22,13 @@ func (b *Bridge) handler(t *tool) mcp.ToolHandler {
 		if req != nil && req.Params != nil {
 			raw = req.Params.Arguments
 		}
-		return b.call(ctx, t, raw), nil
+		return b.call(ctx, t, raw, newReporter(req, b.log)), nil
 	}
 }
 
 // call runs one tool call. Every failure an agent could fix or retry comes
 // back as an IsError result with a safe message; details go to the log.
-func (b *Bridge) call(ctx context.Context, t *tool, raw json.RawMessage) *mcp.CallToolResult {
+func (b *Bridge) call(ctx context.Context, t *tool, raw json.RawMessage, rep reporter) *mcp.CallToolResult {
 	start := time.Now()
 	args, err := decodeArgs(raw)
 	if err != nil {
@@ -50,6 +50,7 @@ func (b *Bridge) call(ctx context.Context, t *tool, raw json.RawMessage) *mcp.Ca
 	if err != nil {
 		return b.toolError(t, err, start)
 	}
+	rep.step(ctx, 1, "calling "+t.label)
 	resp, err := b.client.Do(req)
 	if err != nil {
 		switch {
@@ -64,6 +65,7 @@ func (b *Bridge) call(ctx context.Context, t *tool, raw json.RawMessage) *mcp.Ca
 		return b.toolError(t, err, start)
 	}
 	defer resp.Body.Close()
+	rep.step(ctx, 2, fmt.Sprintf("%s: upstream answered HTTP %d", t.label, resp.StatusCode))
 	body, err := readLimited(resp.Body, resp.ContentLength, b.opts.MaxResponseBytes)
 	if err != nil {
 		if !errors.Is(err, ErrResponseTooLarge) {
@@ -77,6 +79,7 @@ func (b *Bridge) call(ctx context.Context, t *tool, raw json.RawMessage) *mcp.Ca
 		}
 		return b.toolError(t, err, start)
 	}
+	rep.step(ctx, 3, fmt.Sprintf("%s: received %d bytes", t.label, len(body)))
 	res := b.result(t, resp, body)
 	if ce := b.log.Check(zap.DebugLevel, "tool call"); ce != nil {
 		ce.Write(zap.String("tool", t.def.Name), zap.Int("status", resp.StatusCode), zap.Int("bytes", len(body)), zap.Duration("took", time.Since(start)))

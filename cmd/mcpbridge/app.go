@@ -140,6 +140,7 @@ func (a *app) newServer(bt *built) *mcp.Server {
 			Tools:     &mcp.ToolCapabilities{},
 			Prompts:   &mcp.PromptCapabilities{},
 			Resources: &mcp.ResourceCapabilities{},
+			Logging:   &mcp.LoggingCapabilities{},
 		},
 	})
 	if bt.bridge == nil {

@@ -1,0 +1,51 @@
+package bridge
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+)
+
+// callSteps is the number of progress steps a call reports: request sent,
+// response headers received, response body read.
+const callSteps = 3
+
+// reporter tells the client how a call advances: progress notifications
+// when the request carried a progress token, and log messages at or above
+// the level the client set (go-sdk sends none until a level is set). With
+// neither, it costs nothing. Messages name the operation's path template,
+// never argument values, so no secret or personal data goes out.
+type reporter struct {
+	session *mcp.ServerSession
+	token   any
+	log     *zap.Logger
+}
+
+func newReporter(req *mcp.CallToolRequest, log *zap.Logger) reporter {
+	if req == nil || req.Session == nil {
+		return reporter{}
+	}
+	r := reporter{session: req.Session, log: log}
+	if req.Params != nil {
+		r.token = req.Params.GetProgressToken()
+	}
+	return r
+}
+
+// step reports step n of callSteps.
+func (r reporter) step(ctx context.Context, n int, msg string) {
+	if r.session == nil {
+		return
+	}
+	if r.token != nil {
+		if err := r.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: r.token, Progress: float64(n), Total: callSteps, Message: msg,
+		}); err != nil {
+			r.log.Debug("progress notification not sent", zap.Error(err))
+		}
+	}
+	if err := r.session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "mcpbridge", Data: msg}); err != nil {
+		r.log.Debug("log notification not sent", zap.Error(err))
+	}
+}
