@@ -77,21 +77,22 @@ func (b *bench) setup(ctx context.Context) error {
 			return fmt.Errorf("opening --bridge-log: %w", err)
 		}
 	}
-	b.eps = endpoints()
-	buildBodies(b.eps)
-	if b.up, err = startUpstream(b.eps); err != nil {
+	all := endpoints()
+	buildBodies(all)
+	if b.up, err = startUpstream(all); err != nil {
 		return err
 	}
-	if b.spec, b.whitelist, err = writeBenchSpec(dir, b.up.URL, b.eps, !b.cfg.NoOutput); err != nil {
+	if b.spec, b.whitelist, err = writeBenchSpec(dir, b.up.URL, all, !b.cfg.NoOutput); err != nil {
 		return err
+	}
+	for _, e := range all {
+		if b.cfg.size(e.Size) {
+			b.eps = append(b.eps, e)
+		}
 	}
 	for _, e := range b.eps {
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, e.body); err != nil {
-			return fmt.Errorf("compacting the %s body: %w", e.Size, err)
-		}
 		b.rep.Endpoints = append(b.rep.Endpoints, endpointInfo{
-			Size: e.Size, Tool: e.Tool, Path: e.CallPath, UpstreamBytes: len(e.body), CompactBytes: compact.Len(), Pretty: e.Pretty,
+			Size: e.Size, Tool: e.Tool, Path: e.CallPath, UpstreamBytes: len(e.body), CompactBytes: len(e.compact), Pretty: e.Pretty,
 		})
 	}
 
@@ -178,15 +179,11 @@ func (b *bench) startTargets(ctx context.Context) ([]*target, error) {
 	bridgeStdio.Stderr = b.stderrSink()
 	bridgeHTTP := exec.Command(b.bridgePath, b.bridgeArgs("--transport", "http", "--listen", "127.0.0.1:0", "--no-auth", "--log-format", "json")...)
 
-	var logw io.Writer
-	if b.logFile != nil {
-		logw = b.logFile
-	}
 	err = errors.Join(
 		add(startStdio(ctx, tFloorStdio, floorStdio)),
 		add(startHTTP(ctx, tFloorHTTP, floorHTTP, false, nil, floorAnnounce)),
 		add(startStdio(ctx, tBridgeStdio, bridgeStdio)),
-		add(startHTTP(ctx, tBridgeHTTP, bridgeHTTP, true, logw, bridgeAnnounce)),
+		add(startHTTP(ctx, tBridgeHTTP, bridgeHTTP, true, b.stderrSink(), bridgeAnnounce)),
 	)
 	if err != nil {
 		closeTargets(targets)
@@ -259,14 +256,12 @@ func (b *bench) checkResults(ctx context.Context, targets []*target) error {
 				}
 				wire = len(data)
 			}
-			var compact bytes.Buffer
-			json.Compact(&compact, e.body) //nolint:errcheck // checked in setup
 			b.rep.Results = append(b.rep.Results, resultInfo{
 				Target: t.Name, Size: e.Size,
 				UpstreamBytes: len(e.body), TextBytes: len(text), ResultBytes: wire,
 				Structured:     out.Result != nil && out.Result.StructuredContent != nil,
 				EqualsUpstream: text == string(e.body),
-				EqualsCompact:  text == compact.String(),
+				EqualsCompact:  text == string(e.compact),
 			})
 		}
 	}

@@ -26,6 +26,7 @@ type config struct {
 	SmallSpec  string        // small cold-start spec; "" means testdata/specs/petstore.3.0.yaml
 	GitHubSpec string        // GitHub's spec; "" means testdata/specs/github-api.3.0.json
 	Phases     []string      // latency, throughput, cold; nil means all
+	Sizes      []string      // bodies the call phases use; nil means all
 	NoOutput   bool          // generate the spec without response schemas
 }
 
@@ -56,6 +57,10 @@ func (c *config) coldCase(name string) bool {
 	return !c.Short || name != coldGitHubAll
 }
 
+func (c *config) size(name string) bool {
+	return c.Sizes == nil || slices.Contains(c.Sizes, name)
+}
+
 func (c *config) phase(name string) bool {
 	return c.Phases == nil || slices.Contains(c.Phases, name)
 }
@@ -65,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("mcpbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &config{}
-	var phases string
+	var phases, sizes string
 	fs.BoolVar(&c.Short, "short", false, "a few seconds in total (CI): small counts, one cold start per case")
 	fs.StringVar(&c.JSONPath, "json", "", "also write every result as JSON to this file")
 	fs.StringVar(&c.Bridge, "bridge", "", "mcpbridge binary (default: go build ./cmd/mcpbridge into a temp dir)")
@@ -77,6 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.SmallSpec, "small-spec", "", "small spec for cold start (default testdata/specs/petstore.3.0.yaml)")
 	fs.StringVar(&c.GitHubSpec, "github-spec", "", "GitHub's spec for cold start (default testdata/specs/github-api.3.0.json)")
 	fs.StringVar(&phases, "phases", "latency,throughput,cold", "comma-separated phases to run")
+	fs.StringVar(&sizes, "sizes", "", "comma-separated bodies for the call phases: small, 16k, 1m, 16k-pretty (default all)")
 	fs.BoolVar(&c.NoOutput, "no-output-schema", false, "declare no response schemas (the bridge then sends no structuredContent)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: mcpbench [flags]\n\nMeasures mcpbridge against direct HTTP and a minimal go-sdk server.\n\n")
@@ -99,6 +105,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		case "":
 		default:
 			return nil, fmt.Errorf("unknown phase %q (latency, throughput, cold)", p)
+		}
+	}
+	for _, sz := range strings.Split(sizes, ",") {
+		sz = strings.TrimSpace(sz)
+		switch sz {
+		case "small", "16k", "1m", "16k-pretty":
+			c.Sizes = append(c.Sizes, sz)
+		case "":
+		default:
+			return nil, fmt.Errorf("unknown size %q (small, 16k, 1m, 16k-pretty)", sz)
 		}
 	}
 	return c, c.withDefaults()
@@ -129,7 +145,10 @@ func (c *config) withDefaults() error {
 	}
 	root, err := moduleRoot()
 	if err != nil {
-		return err
+		if c.phase("cold") {
+			return err
+		}
+		return nil // the specs are only needed for cold start
 	}
 	if c.SmallSpec == "" {
 		c.SmallSpec = filepath.Join(root, "testdata", "specs", "petstore.3.0.yaml")

@@ -26,6 +26,7 @@ type endpoint struct {
 	Args     map[string]any // tools/call arguments
 	Pretty   bool           // served indented (shows compaction)
 	body     []byte         // what the upstream serves
+	compact  []byte         // body compacted (body itself unless Pretty)
 }
 
 // endpoints returns the benchmark's endpoints, without bodies (the floor
@@ -71,6 +72,10 @@ func buildBodies(eps []*endpoint) {
 			var pretty bytes.Buffer
 			json.Indent(&pretty, page, "", "  ") //nolint:errcheck // page is our own valid encoding
 			e.body = pretty.Bytes()
+		}
+		e.compact = e.body
+		if e.Pretty {
+			e.compact = page
 		}
 	}
 }
