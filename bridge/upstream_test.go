@@ -1,0 +1,51 @@
+package bridge_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+)
+
+// TestUpstreamClientRedirects checks that credentials never follow a
+// redirect to another host, while same-host redirects work.
+func TestUpstreamClientRedirects(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+	}))
+	defer other.Close()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, other.URL+"/steal", http.StatusFound)
+		case "/here":
+			http.Redirect(w, r, "/final", http.StatusFound)
+		case "/final":
+			w.WriteHeader(http.StatusOK)
+		}
+	}))
+	defer up.Close()
+	c := bridge.NewUpstreamClient(bridge.UpstreamOptions{})
+	for _, tt := range []struct {
+		path string
+		want int
+	}{{"/away", http.StatusFound}, {"/here", http.StatusOK}} {
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, up.URL+tt.path, nil)
+		req.Header.Set("X-API-Key", "secret")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: status %d, want %d", tt.path, resp.StatusCode, tt.want)
+		}
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the other host received %d requests", n)
+	}
+}
