@@ -65,8 +65,9 @@ type bodySpec struct {
 // It returns (nil, nil) when there is no body (nil, or no media type and
 // not required). Errors, for bodies that cannot be expressed: a required
 // body with no media type; only unsupported media types (multipart types
-// other than form-data, unparsable keys); an Encoding Object style other
-// than form, spaceDelimited, pipeDelimited or deepObject.
+// other than form-data, unparsable keys, form or multipart types whose
+// schema is not an object); an Encoding Object style other than form,
+// spaceDelimited, pipeDelimited or deepObject.
 func newBodySpec(rb *openapi3.RequestBody) (*bodySpec, error) {
 	if rb == nil || len(rb.Content) == 0 {
 		if rb != nil && rb.Required {
@@ -80,18 +81,33 @@ func newBodySpec(rb *openapi3.RequestBody) (*bodySpec, error) {
 		wild bool
 	}
 	var cands []candidate
-	var unsupported []string
+	var unsupported, notObject []string
 	for key := range rb.Content {
 		rank := bodyRank(key)
 		if rank < 0 {
 			unsupported = append(unsupported, key)
 			continue
 		}
+		if k := bodyKindOfRank(rank); (k == bodyKindForm || k == bodyKindMultipart) && !bodyObjectLike(rb.Content[key]) {
+			// Form fields and parts are named by the schema's properties: a
+			// string or array schema names none, so this type cannot be
+			// written (Jira's attachments and column lists).
+			notObject = append(notObject, key)
+			continue
+		}
 		cands = append(cands, candidate{key, rank, strings.Contains(key, "*")})
 	}
 	if len(cands) == 0 {
 		slices.Sort(unsupported)
-		return nil, fmt.Errorf("no supported media type among %s", strings.Join(unsupported, ", "))
+		slices.Sort(notObject)
+		var why []string
+		if len(unsupported) > 0 {
+			why = append(why, "no supported media type among "+strings.Join(unsupported, ", "))
+		}
+		if len(notObject) > 0 {
+			why = append(why, strings.Join(notObject, ", ")+" with a schema that is not an object, so its fields have no names")
+		}
+		return nil, errors.New(strings.Join(why, "; "))
 	}
 	slices.SortFunc(cands, func(a, b candidate) int {
 		switch {
@@ -152,6 +168,17 @@ func newBodySpec(rb *openapi3.RequestBody) (*bodySpec, error) {
 		b.files = bodyFilePlans(schema, b.Encoding)
 	}
 	return b, nil
+}
+
+// bodyObjectLike reports whether a form or multipart media type's schema
+// can name fields: an object, or a schema that does not say (no type, or
+// no schema at all: a free-form object).
+func bodyObjectLike(mt *openapi3.MediaType) bool {
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+		return true
+	}
+	t := mt.Schema.Value.Type
+	return t == nil || len(*t) == 0 || t.Includes(openapi3.TypeObject)
 }
 
 // bodyRank orders media types by preference; -1 means unsupported.
@@ -611,9 +638,12 @@ func bodyParseFile(v any, kind bodyFileKind) (bodyFile, error) {
 		return f, errors.New("filename must not contain control characters")
 	}
 	if f.contentType != "" {
+		// mime.ParseMediaType takes a bare token ("png") too; a part or body
+		// needs a concrete type/subtype.
 		mt, params, err := mime.ParseMediaType(f.contentType)
-		if err != nil {
-			return f, fmt.Errorf("invalid contentType %q", f.contentType)
+		typ, sub, _ := strings.Cut(mt, "/")
+		if err != nil || typ == "" || sub == "" || strings.Contains(mt, "*") {
+			return f, fmt.Errorf("invalid contentType %q: want a media type such as image/png", f.contentType)
 		}
 		f.contentType = mime.FormatMediaType(mt, params)
 	}
@@ -678,6 +708,10 @@ func bodyQuote(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
 }
 
+// bodyMediaTypePattern matches a concrete media type with optional
+// parameters (RFC 6838 names), as bodyParseFile requires.
+const bodyMediaTypePattern = `^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*( *; *[A-Za-z0-9!#$&^_.+-]+=([A-Za-z0-9!#$&^_.+-]+|"[^"\\]*"))*$`
+
 // bodyFileSchema is the JSON Schema of the file-object alternative a file
 // argument may take instead of a plain base64 string: content (base64 unless
 // encoding is "text"), optional filename and contentType. Unknown fields are
@@ -690,7 +724,7 @@ func bodyFileSchema() map[string]any {
 			"content":     map[string]any{"type": "string", "description": "File content: base64 (standard or URL-safe) unless encoding is \"text\"."},
 			"encoding":    map[string]any{"type": "string", "enum": []any{"base64", "text"}, "default": "base64"},
 			"filename":    map[string]any{"type": "string", "description": "File name sent in Content-Disposition; defaults to the property name."},
-			"contentType": map[string]any{"type": "string", "description": "Media type of the file, e.g. image/png; defaults to the type the API declares."},
+			"contentType": map[string]any{"type": "string", "pattern": bodyMediaTypePattern, "description": "Media type of the file, e.g. image/png; defaults to the type the API declares."},
 		},
 		"required":             []any{"content"},
 		"additionalProperties": false,

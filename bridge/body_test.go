@@ -105,6 +105,22 @@ func TestNewBodySpecSpecial(t *testing.T) {
 	if err != nil || b.kind != bodyKindJSON || b.header != "application/json" {
 		t.Errorf("newBodySpec(*/* object) = %+v, %v; want JSON", b, err)
 	}
+	// Form fields are named by an object's properties: a multipart or form
+	// type with another schema is passed over (Jira's column lists take */*
+	// as JSON), or reported when nothing else is left (Jira's attachments).
+	b, err = newBodySpec(bodyDoc(t, `{"content":{"multipart/form-data":{"schema":{"type":"array","items":{"type":"string"}}},"*/*":{"schema":{"type":"array","items":{"type":"string"}}}}}`))
+	if err != nil || b.kind != bodyKindJSON || b.ContentType != "*/*" {
+		t.Errorf("newBodySpec(multipart array, */* array) = %+v, %v; want */* as JSON", b, err)
+	}
+	_, err = newBodySpec(bodyDoc(t, `{"content":{"multipart/form-data":{"schema":{"type":"string","format":"binary"}}}}`))
+	if err == nil || !strings.Contains(err.Error(), "multipart/form-data with a schema that is not an object") {
+		t.Errorf("newBodySpec(multipart string) error = %v", err)
+	}
+	for _, schema := range []string{`{}`, `{"properties":{"a":{}}}`, `{"type":["object","null"]}`} {
+		if b, err := newBodySpec(bodyDoc(t, `{"content":{"application/x-www-form-urlencoded":{"schema":`+schema+`}}}`)); err != nil || b.kind != bodyKindForm {
+			t.Errorf("newBodySpec(form %s) = %+v, %v; want form", schema, b, err)
+		}
+	}
 	b, err = newBodySpec(bodyDoc(t, `{"content":{"multipart/form-data":{
 		"schema":{"type":"object","allOf":[{"properties":{"inAllOf":{"type":"string","format":"binary"}}}],"properties":{
 			"bin":{"type":"string","format":"binary"},

@@ -17,7 +17,7 @@ func bodySchema(conv *schemaConverter, rb *openapi3.RequestBody, bs *bodySpec) *
 	if bs.binary() {
 		return &jsonschema.Schema{
 			Description: "The request body (" + bs.ContentType + "): a base64 string, or a file object.",
-			AnyOf:       []*jsonschema.Schema{{Type: "string", ContentEncoding: "base64"}, fileObjectSchema()},
+			AnyOf:       []*jsonschema.Schema{{Type: "string", ContentEncoding: "base64"}, bodyFileObjectSchema(bs.accepts)},
 		}
 	}
 	mt := rb.Content[bs.ContentType]
@@ -26,6 +26,14 @@ func bodySchema(conv *schemaConverter, rb *openapi3.RequestBody, bs *bodySpec) *
 		s = conv.convert(mt.Schema)
 	} else {
 		s = &jsonschema.Schema{}
+	}
+	if (bs.kind == bodyKindForm || bs.kind == bodyKindMultipart) && s.Type == "" && len(s.Types) == 0 {
+		// Form fields come from an object's properties, and encode rejects
+		// anything else: say so when the spec leaves the type out (a 3.1
+		// schema with only properties, or none at all).
+		cp := *s
+		cp.Type = "object"
+		s = &cp
 	}
 	files := bs.fileProps()
 	if len(files) == 0 || len(s.Properties) == 0 {
@@ -56,6 +64,27 @@ func bodySchema(conv *schemaConverter, rb *openapi3.RequestBody, bs *bodySpec) *
 		cp.Properties[name] = file
 	}
 	return &cp
+}
+
+// bodyFileObjectSchema is fileObjectSchema for a binary body: when the body
+// accepts only concrete media types, the file's contentType must be one of
+// them, as encode requires.
+func bodyFileObjectSchema(accepts []string) *jsonschema.Schema {
+	s := fileObjectSchema()
+	var enum []any
+	for _, a := range accepts {
+		if strings.Contains(a, "*") {
+			return s
+		}
+		enum = append(enum, a)
+	}
+	if ct := s.Properties["contentType"]; ct != nil && len(enum) > 0 {
+		cp := *ct
+		cp.Pattern = ""
+		cp.Enum = enum
+		s.Properties["contentType"] = &cp
+	}
+	return s
 }
 
 // fileObjectSchema is the file-object alternative of a file argument, the

@@ -160,11 +160,24 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 		}
 	}
 
-	segs, err := parsePathTemplate(op.Path, pathIndex)
+	tmpl, fixedQuery, err := splitPathKey(op.Path)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
+	segs, err := parsePathTemplate(tmpl, pathIndex)
 	if err != nil {
 		return nil, fail("%v", err)
 	}
 	t.path = segs
+	if fixedQuery != "" {
+		// Sent before the parameters, like a query in the base URL.
+		withQuery := *t.base
+		if withQuery.RawQuery != "" {
+			withQuery.RawQuery += "&"
+		}
+		withQuery.RawQuery += fixedQuery
+		t.base = &withQuery
+	}
 
 	if o.RequestBody != nil {
 		rb := o.RequestBody.Value
@@ -265,6 +278,35 @@ func withDescription(s *jsonschema.Schema, desc string, deprecated bool) *jsonsc
 	}
 	cp.Deprecated = cp.Deprecated || deprecated
 	return &cp
+}
+
+// splitPathKey separates what some path keys carry besides the path
+// template: a fragment, which real specs use to list several operations
+// on one path ("/cookies#formExploded") and which is never sent, and a
+// literal query ("/users/{id}/expire?tempPassword=true", a Swagger 2.0
+// habit), which is sent as fixed query parameters rather than escaped into
+// the last path segment. The query comes back re-escaped like parameter
+// values; a templated query ({x} after '?') is an error.
+func splitPathKey(key string) (template, query string, err error) {
+	key, _, _ = strings.Cut(key, "#")
+	template, rawQuery, _ := strings.Cut(key, "?")
+	if strings.ContainsAny(rawQuery, "{}") {
+		return "", "", fmt.Errorf("path %q has a templated query string", key)
+	}
+	var buf []byte
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		if pair == "" {
+			continue
+		}
+		rawName, rawValue, _ := strings.Cut(pair, "=")
+		name, err1 := url.QueryUnescape(rawName)
+		value, err2 := url.QueryUnescape(rawValue)
+		if err1 != nil || err2 != nil || name == "" {
+			return "", "", fmt.Errorf("path %q has an invalid query string", key)
+		}
+		buf = encAppendPair(buf, name, value, encStrict)
+	}
+	return template, string(buf), nil
 }
 
 // parsePathTemplate splits "/a/{x}/b" into escaped literals and parameter
