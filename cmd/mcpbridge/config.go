@@ -188,7 +188,14 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		stringToMapHook,
 	))
 	if err := v.UnmarshalExact(&cfg, hook); err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
+		where := "configuration"
+		if path := v.GetString("config"); path != "" {
+			where = "config file " + path
+		}
+		// mapstructure says "'' has invalid keys: a, b" for unknown keys.
+		msg := strings.ReplaceAll(err.Error(), "'' has invalid keys:", "unknown keys:")
+		msg = strings.ReplaceAll(msg, "decoding failed due to the following error(s):\n\n", "")
+		return nil, fmt.Errorf("%s: %s", where, msg)
 	}
 	return &cfg, nil
 }

@@ -368,6 +368,7 @@ func TestRunErrors(t *testing.T) {
 		{"bad transport", []string{"serve", "--spec", "x", "--all-operations", "--transport", "carrier-pigeon"}, "--transport must be"},
 		{"bad whitelist entry", []string{"tools", "--spec", "testdata/e2e.yaml", "--whitelist", "testdata/bad-whitelist.yaml"}, "getItme"},
 		{"bad spec file", []string{"tools", "--spec", "testdata/not-a-spec.yaml", "--all-operations"}, "not-a-spec.yaml"},
+		{"unknown config key", []string{"tools", "--config", "testdata/bad-config.yaml"}, "config file testdata/bad-config.yaml: unknown keys: bogus-key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,81 @@
+package transport_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/transport"
+)
+
+type nopWC struct{ io.Writer }
+
+// eofSignal closes eof the first time its reader reports io.EOF.
+type eofSignal struct {
+	r    io.Reader
+	eof  chan struct{}
+	once bool
+}
+
+func (e *eofSignal) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF && !e.once {
+		e.once = true
+		close(e.eof)
+	}
+	return n, err
+}
+
+func (nopWC) Close() error { return nil }
+
+// TestServeStdioAnswersBeforeEOF: a client that writes its requests and
+// closes stdin at once still gets every answer, slow calls included.
+func TestServeStdioAnswersBeforeEOF(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	release := make(chan struct{})
+	s.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-release
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	eof := make(chan struct{})
+	r := &eofSignal{r: strings.NewReader(in), eof: eof}
+	go func() {
+		done <- transport.ServeStdio(t.Context(), s, io.NopCloser(r), nopWC{&out})
+	}()
+	<-eof // the client has closed its end; the slow call is still running
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("ServeStdio: %v", err)
+	}
+	ids := map[float64]bool{}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var m struct {
+			ID     float64         `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &m); err == nil && m.Result != nil {
+			ids[m.ID] = true
+		}
+	}
+	for _, id := range []float64{1, 2, 3} {
+		if !ids[id] {
+			t.Errorf("no response to request %v; output:\n%s", id, out.String())
+		}
+	}
+}
