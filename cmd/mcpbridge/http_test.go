@@ -73,8 +73,8 @@ func TestToolCache(t *testing.T) {
 	args := []string{"serve", "--spec", "testdata/e2e.yaml", "--whitelist", "testdata/e2e-whitelist.yaml", "--upstream", "http://127.0.0.1:9", "--cache-dir", dir}
 	for i, wantCached := range []bool{false, true} {
 		base, ready := startHTTPBridgeLogs(t, args...)
-		if ready == nil || ready["cached"] != wantCached || ready["tools"] != float64(7) {
-			t.Errorf("start %d: tools ready = %v, want cached=%v and 7 tools", i, ready, wantCached)
+		if ready == nil || ready["cached"] != wantCached || ready["tools"] != float64(8) {
+			t.Errorf("start %d: tools ready = %v, want cached=%v and 8 tools", i, ready, wantCached)
 		}
 		resp, err := http.Get(base + "/health")
 		if err != nil {
@@ -138,8 +138,8 @@ func TestHTTPEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(lt.Tools) != 8 {
-				t.Errorf("got %d tools, want 8", len(lt.Tools))
+			if len(lt.Tools) != 9 {
+				t.Errorf("got %d tools, want 9", len(lt.Tools))
 			}
 			res, text := callText(t, cs, "getItem", map[string]any{"itemId": "42"})
 			if res.IsError || text != `{"id":"42"}` {
@@ -178,7 +178,7 @@ func TestHTTPEndToEnd(t *testing.T) {
 			if err != nil || resp.StatusCode != http.StatusOK {
 				t.Errorf("%s: status %d, err %v", path, resp.StatusCode, err)
 			}
-			if path == "/health" && (body["tools"] != float64(8) || body["degraded"] != false) {
+			if path == "/health" && (body["tools"] != float64(9) || body["degraded"] != false) {
 				t.Errorf("/health = %v", body)
 			}
 		}

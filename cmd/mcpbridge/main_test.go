@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,11 +54,13 @@ type recorder struct {
 	reqs  []recorded
 	flaky map[string]int // method → 503s still to send
 	srv   *httptest.Server
+
+	hangStarted, hangCancelled chan struct{} // /api/hang: request arrived, its context ended
 }
 
 func newRecorder(t *testing.T) *recorder {
 	t.Helper()
-	rec := &recorder{flaky: map[string]int{"GET": 1, "POST": 1}}
+	rec := &recorder{flaky: map[string]int{"GET": 1, "POST": 1}, hangStarted: make(chan struct{}, 4), hangCancelled: make(chan struct{}, 4)}
 	rec.srv = httptest.NewServer(http.HandlerFunc(rec.serve))
 	t.Cleanup(rec.srv.Close)
 	return rec
@@ -91,6 +94,10 @@ func (rec *recorder) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		io.WriteString(w, `{"ok":true}`)
+	case r.URL.Path == "/api/hang":
+		rec.hangStarted <- struct{}{}
+		<-r.Context().Done()
+		rec.hangCancelled <- struct{}{}
 	case r.URL.Path == "/api/slow":
 		<-r.Context().Done() // hangs until the bridge gives up
 	default:
@@ -212,7 +219,7 @@ func TestStdioEndToEnd(t *testing.T) {
 	for _, tl := range lt.Tools {
 		names = append(names, tl.Name)
 	}
-	want := []string{"createItem", "getItem", "getMissing", "getSecrets", "getSlow", "get_flaky", "ping", "post_flaky"}
+	want := []string{"createItem", "getHang", "getItem", "getMissing", "getSecrets", "getSlow", "get_flaky", "ping", "post_flaky"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools mismatch (-want +got):\n%s", diff)
 	}
@@ -326,13 +333,33 @@ func TestStdioEndToEnd(t *testing.T) {
 		rec.take()
 	})
 
+	t.Run("cancelling the MCP request cancels the upstream request", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "getHang", Arguments: map[string]any{}})
+			errc <- err
+		}()
+		<-rec.hangStarted
+		cancel()
+		if err := <-errc; err == nil {
+			t.Errorf("CallTool returned no error after cancel")
+		}
+		select {
+		case <-rec.hangCancelled:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the upstream request was not cancelled")
+		}
+		rec.take()
+	})
+
 	t.Run("ping", func(t *testing.T) {
 		_, text := callText(t, cs, "ping", nil)
 		var info map[string]any
 		if err := json.Unmarshal([]byte(text), &info); err != nil {
 			t.Fatal(err)
 		}
-		if info["degraded"] != false || info["tools"] != float64(7) || info["upstream"] != rec.srv.URL+"/api" {
+		if info["degraded"] != false || info["tools"] != float64(8) || info["upstream"] != rec.srv.URL+"/api" {
 			t.Errorf("ping = %v", info)
 		}
 	})
@@ -393,8 +420,8 @@ func TestToolsJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &tools); err != nil {
 		t.Fatalf("not a JSON array: %v", err)
 	}
-	if len(tools) != 8 {
-		t.Errorf("got %d tools, want 8", len(tools))
+	if len(tools) != 9 {
+		t.Errorf("got %d tools, want 9", len(tools))
 	}
 	for _, tl := range tools {
 		if s, ok := tl["inputSchema"].(map[string]any); !ok || s["type"] != "object" {
