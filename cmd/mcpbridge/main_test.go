@@ -12,8 +12,8 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
