@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -27,6 +28,41 @@ func BenchmarkLoadGitHub(b *testing.B) {
 	for b.Loop() {
 		if _, err := specloader.Load(b.Context(), githubSpec, specloader.Options{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// githubPicks are 20 operations an agent would typically use, with small
+// and very large response schemas: the whitelist cmd/mcpbench starts the
+// GitHub spec with.
+var githubPicks = []string{
+	"repos/get", "repos/list-for-org", "repos/get-content", "repos/list-commits",
+	"repos/compare-commits", "issues/list-for-repo", "issues/get", "issues/create",
+	"issues/create-comment", "issues/list-comments", "pulls/list", "pulls/get",
+	"pulls/create", "pulls/list-files", "search/issues-and-pull-requests",
+	"search/code", "search/repositories", "users/get-by-username",
+	"actions/list-workflow-runs-for-repo", "git/get-ref",
+}
+
+// keepIDs is an Options.Keep that keeps the operations with these ids.
+func keepIDs(ids ...string) func(method, path, operationID string, tags []string) bool {
+	return func(_, _, id string, _ []string) bool { return slices.Contains(ids, id) }
+}
+
+// BenchmarkLoadGitHubPruned20 is BenchmarkLoadGitHub with Options.Keep
+// selecting 20 operations: what a whitelisted bridge loads. On the 2-core
+// development machine: about 50 ms, 29 MB and 185k allocations (13 MB of
+// them the file), against 0.7 s, 281 MB and 2.8M for the whole document.
+func BenchmarkLoadGitHubPruned20(b *testing.B) {
+	opts := specloader.Options{Keep: keepIDs(githubPicks...)}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := specloader.Load(b.Context(), githubSpec, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Pruned {
+			b.Fatal("not pruned")
 		}
 	}
 }

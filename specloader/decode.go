@@ -1,50 +1,20 @@
 package specloader
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"go.yaml.in/yaml/v4"
 )
-
-// jsonDoc is a valid JSON document split into the members of its root.
-type jsonDoc struct {
-	data []byte
-	top  []member
-}
-
-// splitJSON splits a document that json.Valid accepted and whose first byte
-// is '{'.
-func splitJSON(data []byte) (*jsonDoc, error) {
-	c := newCursor(data, span{end: len(data), line: 1})
-	top, _, err := c.members()
-	if err != nil {
-		return nil, err
-	}
-	return &jsonDoc{data: data, top: lastWins(top)}, nil
-}
-
-// lastWins drops all but the last of members sharing a key, as
-// encoding/json does, which is also where kin-openapi ends up with such a
-// document (its YAML decoder refuses duplicates and it retries as JSON).
-func lastWins(ms []member) []member {
-	seen := make(map[string]int, len(ms))
-	out := ms[:0:0]
-	for _, m := range ms {
-		if i, ok := seen[m.key]; ok {
-			out[i] = m
-			continue
-		}
-		seen[m.key] = len(out)
-		out = append(out, m)
-	}
-	return out
-}
 
 // decodeJSON builds the model of an OpenAPI 3 JSON document.
 //
@@ -58,7 +28,10 @@ func lastWins(ms []member) []member {
 // native decoder, in parallel. The result is what kin's loader builds from
 // the same text, minus the positions it does not record without
 // IncludeOrigin anyway.
-func decodeJSON(ctx context.Context, jd *jsonDoc) (*openapi3.T, error) {
+//
+// A non-nil plan leaves out the path items, operations and components it
+// does not keep (prune.go).
+func decodeJSON(ctx context.Context, jd *jsonDoc, plan *prunePlan) (*openapi3.T, error) {
 	doc := &openapi3.T{}
 	var jobs jobList
 	var err error
@@ -82,11 +55,11 @@ func decodeJSON(ctx context.Context, jd *jsonDoc) (*openapi3.T, error) {
 		case "webhooks":
 			doc.Webhooks, err = splitMap[openapi3.PathItem](jd, m.val, at, &jobs)
 		case "components":
-			doc.Components, err = splitComponents(jd, m.val, &jobs)
+			doc.Components, err = splitComponents(jd, m.val, &jobs, plan)
 		case "paths":
-			doc.Paths, err = splitPaths(jd, m.val, &jobs)
+			doc.Paths, err = splitPaths(jd, m.val, &jobs, plan)
 		default:
-			err = setExtension(jd, &doc.Extensions, m)
+			jobs.addExtension(at, m, &doc.Extensions)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("decoding %s: %w", at, err)
@@ -95,38 +68,45 @@ func decodeJSON(ctx context.Context, jd *jsonDoc) (*openapi3.T, error) {
 	if err := jobs.run(ctx, jd.data); err != nil {
 		return nil, err
 	}
+	jobs.setExtensions()
 	return doc, nil
 }
 
-func splitComponents(jd *jsonDoc, s span, jobs *jobList) (*openapi3.Components, error) {
-	ms, ok, err := newCursor(jd.data, s).members()
-	if err != nil || !ok {
-		return nil, err
+func splitComponents(jd *jsonDoc, s span, jobs *jobList, plan *prunePlan) (*openapi3.Components, error) {
+	var ms []member
+	if jd.comps != nil {
+		ms = jd.comps.members
+	} else {
+		all, ok, err := newCursor(jd.data, s).members()
+		if err != nil || !ok {
+			return nil, err
+		}
+		ms = lastWins(all)
 	}
 	c := &openapi3.Components{}
-	for _, m := range lastWins(ms) {
-		at := "/components/" + escapePointer(m.key)
+	var err error
+	for _, m := range ms {
 		switch m.key {
 		case "schemas":
-			c.Schemas, err = splitMap[openapi3.SchemaRef](jd, m.val, at, jobs)
+			c.Schemas, err = splitSection[openapi3.SchemaRef](jd, m, jobs, plan)
 		case "parameters":
-			c.Parameters, err = splitMap[openapi3.ParameterRef](jd, m.val, at, jobs)
+			c.Parameters, err = splitSection[openapi3.ParameterRef](jd, m, jobs, plan)
 		case "headers":
-			c.Headers, err = splitMap[openapi3.HeaderRef](jd, m.val, at, jobs)
+			c.Headers, err = splitSection[openapi3.HeaderRef](jd, m, jobs, plan)
 		case "requestBodies":
-			c.RequestBodies, err = splitMap[openapi3.RequestBodyRef](jd, m.val, at, jobs)
+			c.RequestBodies, err = splitSection[openapi3.RequestBodyRef](jd, m, jobs, plan)
 		case "responses":
-			c.Responses, err = splitMap[openapi3.ResponseRef](jd, m.val, at, jobs)
+			c.Responses, err = splitSection[openapi3.ResponseRef](jd, m, jobs, plan)
 		case "securitySchemes":
-			c.SecuritySchemes, err = splitMap[openapi3.SecuritySchemeRef](jd, m.val, at, jobs)
+			c.SecuritySchemes, err = splitSection[openapi3.SecuritySchemeRef](jd, m, jobs, plan)
 		case "examples":
-			c.Examples, err = splitMap[openapi3.ExampleRef](jd, m.val, at, jobs)
+			c.Examples, err = splitSection[openapi3.ExampleRef](jd, m, jobs, plan)
 		case "links":
-			c.Links, err = splitMap[openapi3.LinkRef](jd, m.val, at, jobs)
+			c.Links, err = splitSection[openapi3.LinkRef](jd, m, jobs, plan)
 		case "callbacks":
-			c.Callbacks, err = splitMap[openapi3.CallbackRef](jd, m.val, at, jobs)
+			c.Callbacks, err = splitSection[openapi3.CallbackRef](jd, m, jobs, plan)
 		default:
-			err = setExtension(jd, &c.Extensions, m)
+			jobs.addExtension("/components/"+escapePointer(m.key), m, &c.Extensions)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.key, err)
@@ -135,26 +115,57 @@ func splitComponents(jd *jsonDoc, s span, jobs *jobList) (*openapi3.Components, 
 	return c, nil
 }
 
-// splitPaths mirrors Paths.UnmarshalYAML: x- keys are extensions, the rest
-// path items.
-func splitPaths(jd *jsonDoc, s span, jobs *jobList) (*openapi3.Paths, error) {
-	ms, ok, err := newCursor(jd.data, s).members()
-	if err != nil || !ok {
-		return nil, err
+// splitSection makes the map of a components section: the entries the
+// plan keeps of it, or all of them.
+func splitSection[V any](jd *jsonDoc, m member, jobs *jobList, plan *prunePlan) (map[string]*V, error) {
+	at := "/components/" + escapePointer(m.key)
+	if plan != nil {
+		if kept, ok := plan.sections[m.key]; ok {
+			return mapEntries[V](jd, kept, at, jobs), nil
+		}
 	}
-	ms = lastWins(ms)
+	if jd.comps != nil {
+		if entries, ok := jd.comps.sections[m.key]; ok {
+			return mapEntries[V](jd, entries, at, jobs), nil
+		}
+	}
+	return splitMap[V](jd, m.val, at, jobs) // not an object: null, or an error
+}
+
+// splitPaths mirrors Paths.UnmarshalYAML: x- keys are extensions, the rest
+// path items. With a plan, only the members it lists are decoded, without
+// the operations it drops.
+func splitPaths(jd *jsonDoc, s span, jobs *jobList, plan *prunePlan) (*openapi3.Paths, error) {
+	var ms []member
+	switch {
+	case plan != nil:
+		ms = plan.paths
+	case jd.paths != nil:
+		ms = make([]member, len(jd.paths.entries))
+		for i, e := range jd.paths.entries {
+			ms[i] = e.member
+		}
+	default:
+		all, ok, err := newCursor(jd.data, s).members()
+		if err != nil || !ok {
+			return nil, err
+		}
+		ms = lastWins(all)
+	}
 	paths := openapi3.NewPathsWithCapacity(len(ms))
 	paths.Extensions = make(map[string]any)
 	for _, m := range ms {
 		if strings.HasPrefix(m.key, "x-") {
-			if err := setExtension(jd, &paths.Extensions, m); err != nil {
-				return nil, err
-			}
+			jobs.addExtension("/paths/"+escapePointer(m.key), m, &paths.Extensions)
 			continue
 		}
 		item := new(openapi3.PathItem)
 		paths.Set(m.key, item)
-		jobs.add("/paths/"+escapePointer(m.key), m.val, item)
+		var drop map[string]bool
+		if plan != nil {
+			drop = plan.drop[m.key]
+		}
+		*jobs = append(*jobs, decodeJob{at: "/paths/" + escapePointer(m.key), val: m.val, dst: item, drop: drop})
 	}
 	return paths, nil
 }
@@ -166,7 +177,12 @@ func splitMap[V any](jd *jsonDoc, s span, at string, jobs *jobList) (map[string]
 	if err != nil || !ok {
 		return nil, err
 	}
-	ms = lastWins(ms)
+	return mapEntries[V](jd, lastWins(ms), at, jobs), nil
+}
+
+// mapEntries makes the map of the entries ms of a section and queues the
+// decoding of each.
+func mapEntries[V any](jd *jsonDoc, ms []member, at string, jobs *jobList) map[string]*V {
 	out := make(map[string]*V, len(ms))
 	for _, m := range ms {
 		if string(jd.data[m.val.start:m.val.end]) == "null" {
@@ -177,28 +193,33 @@ func splitMap[V any](jd *jsonDoc, s span, at string, jobs *jobList) (map[string]
 		out[m.key] = v
 		jobs.add(at+"/"+escapePointer(m.key), m.val, v)
 	}
-	return out, nil
+	return out
 }
 
-// setExtension decodes an extension (or any key the model does not declare)
-// as kin-openapi does: through its YAML decoder into an any, then with the
-// numbers made float64, as encoding/json would have them.
-func setExtension(jd *jsonDoc, ext *map[string]any, m member) error {
-	n, err := newCursor(jd.data, m.val).node(0)
-	if err != nil {
-		return fmt.Errorf("%s: %w", m.key, err)
-	}
+// decodeExtension decodes an extension (or any key the model does not
+// declare) as kin-openapi does: through its YAML decoder into an any, then
+// with the numbers made float64, as encoding/json would have them.
+//
+// encoding/json gives that very value, three times faster (GitHub's
+// x-webhooks is 900 KB), for valid UTF-8 whose numbers fit a float64;
+// anything else takes the YAML way.
+func decodeExtension(data []byte, s span) (any, error) {
+	raw := data[s.start:s.end]
 	var v any
+	if utf8.Valid(raw) && json.Unmarshal(raw, &v) == nil {
+		return v, nil
+	}
+	n, err := newCursor(data, s).node(0)
+	if err != nil {
+		return nil, err
+	}
+	v = nil
 	if err := n.Decode(&v); err != nil {
-		if jerr := json.Unmarshal(jd.data[m.val.start:m.val.end], &v); jerr != nil {
-			return fmt.Errorf("%s: %w", m.key, err)
+		if jerr := json.Unmarshal(raw, &v); jerr != nil {
+			return nil, err
 		}
 	}
-	if *ext == nil {
-		*ext = make(map[string]any)
-	}
-	(*ext)[m.key] = jsonNumbers(v)
-	return nil
+	return jsonNumbers(v), nil
 }
 
 // jsonNumbers turns the integers of a decoded value into float64, in place.
@@ -237,16 +258,44 @@ type decodeJob struct {
 	at  string // JSON pointer of the value, for errors
 	val span
 	dst any // pointer to the field or map entry to fill
+	// drop names members of the value (an object) to leave out: the
+	// operations a prune plan drops from a path item. nil means none.
+	drop map[string]bool
+
+	// ext, when set, makes the job an extension's (dst is unused): its
+	// value lands in extVal, and setExtensions stores it under key in
+	// *ext once all jobs are done, since maps take no parallel writes.
+	ext    *map[string]any
+	key    string
+	extVal any
 }
 
 func (l *jobList) add(at string, val span, dst any) {
 	*l = append(*l, decodeJob{at: at, val: val, dst: dst})
 }
 
-// run decodes every job on GOMAXPROCS workers. It reports the failure of the
-// earliest job in the list so that errors do not depend on scheduling, and
-// turns a panic inside kin-openapi into an error, which a deferred recover in
-// the caller's goroutine could not catch.
+// addExtension queues the decoding of the extension m into *ext.
+func (l *jobList) addExtension(at string, m member, ext *map[string]any) {
+	*l = append(*l, decodeJob{at: at, val: m.val, ext: ext, key: m.key})
+}
+
+// setExtensions stores the extensions decoded by a run.
+func (l jobList) setExtensions() {
+	for i := range l {
+		if j := &l[i]; j.ext != nil {
+			if *j.ext == nil {
+				*j.ext = make(map[string]any)
+			}
+			(*j.ext)[j.key] = j.extVal
+		}
+	}
+}
+
+// run decodes every job on GOMAXPROCS workers, the largest values first so
+// that no big one is left to run alone at the end. It reports the failure
+// of the earliest job in the list so that errors do not depend on
+// scheduling, and turns a panic inside kin-openapi into an error, which a
+// deferred recover in the caller's goroutine could not catch.
 func (l jobList) run(ctx context.Context, data []byte) error {
 	errs := make([]error, len(l))
 	next := make(chan int)
@@ -258,8 +307,15 @@ func (l jobList) run(ctx context.Context, data []byte) error {
 			}
 		})
 	}
+	order := make([]int, len(l))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(l[b].val.end-l[b].val.start, l[a].val.end-l[a].val.start)
+	})
 feed:
-	for i := range l {
+	for _, i := range order {
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -281,13 +337,25 @@ feed:
 
 // decode fills the job's destination through kin-openapi's native decoder,
 // and, like kin-openapi, retries with encoding/json what that refuses.
-func (j decodeJob) decode(data []byte) (err error) {
+func (j *decodeJob) decode(data []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("decoding %s: %w", j.at, panicError(r))
 		}
 	}()
-	n, err := newCursor(data, j.val).node(0)
+	if j.ext != nil {
+		if j.extVal, err = decodeExtension(data, j.val); err != nil {
+			return fmt.Errorf("decoding %s: %w", j.at, err)
+		}
+		return nil
+	}
+	c := newCursor(data, j.val)
+	var n *yaml.Node
+	if j.drop != nil {
+		n, err = c.nodeWithout(j.drop)
+	} else {
+		n, err = c.node(0)
+	}
 	if err != nil {
 		return fmt.Errorf("decoding %s: %w", j.at, err)
 	}
@@ -296,7 +364,11 @@ func (j decodeJob) decode(data []byte) (err error) {
 		return nil
 	}
 	reflect.ValueOf(j.dst).Elem().SetZero()
-	if json.Unmarshal(data[j.val.start:j.val.end], j.dst) == nil {
+	raw := data[j.val.start:j.val.end]
+	if j.drop != nil {
+		raw = appendJSON(nil, n) // the value without the members dropped
+	}
+	if json.Unmarshal(raw, j.dst) == nil {
 		return nil
 	}
 	reflect.ValueOf(j.dst).Elem().SetZero()

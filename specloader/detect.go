@@ -30,20 +30,21 @@ func probe(body []byte) (probeResult, error) {
 	if !looksLikeJSON(body) {
 		return probeYAML(body)
 	}
-	if !json.Valid(body) {
-		// Not retried as YAML, although a YAML flow mapping starts with '{'
-		// too: a JSON document with a trailing comma is far more common, and
-		// YAML would accept it.
-		err := json.Unmarshal(body, new(json.RawMessage))
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line, col := lineCol(body, se.Offset)
-			return probeResult{}, fmt.Errorf("parsing JSON at line %d, column %d: %w", line, col, err)
-		}
-		return probeResult{}, fmt.Errorf("parsing JSON: %w", err)
-	}
+	// The split checks the text as json.Valid would, in the same pass.
 	jd, err := splitJSON(body)
 	if err != nil {
+		// Not retried as YAML, although a YAML flow mapping starts with '{'
+		// too: a JSON document with a trailing comma is far more common, and
+		// YAML would accept it. encoding/json words the error.
+		jerr := json.Unmarshal(body, new(json.RawMessage))
+		var se *json.SyntaxError
+		if errors.As(jerr, &se) {
+			line, col := lineCol(body, se.Offset)
+			return probeResult{}, fmt.Errorf("parsing JSON at line %d, column %d: %w", line, col, jerr)
+		}
+		if jerr != nil {
+			return probeResult{}, fmt.Errorf("parsing JSON: %w", jerr)
+		}
 		return probeResult{}, fmt.Errorf("parsing JSON: %w", err)
 	}
 	return probeJSON(jd)

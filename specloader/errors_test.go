@@ -251,8 +251,8 @@ func TestFileURLSource(t *testing.T) {
 	}
 }
 
-// FuzzLoadData checks that no input makes the loader panic or hang: every
-// failure is an error.
+// FuzzLoadData checks that no input makes the loader panic or hang, with or
+// without Options.Keep: every failure is an error.
 func FuzzLoadData(f *testing.F) {
 	for _, file := range []string{"tricky.json", "invalid.yaml", "invalid.json", "repair-examples.yaml", "repair-mapping.json", "missing-ref.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", file))
@@ -267,6 +267,12 @@ func FuzzLoadData(f *testing.F) {
 		res, err := specloader.LoadData(t.Context(), data, nil, specloader.Options{})
 		if err == nil && res.Doc == nil {
 			t.Fatal("LoadData returned neither a document nor an error")
+		}
+		// Pruning keeps every other path item: it must fail no worse.
+		keep := func(_, path, _ string, _ []string) bool { return len(path)%2 == 0 }
+		res, err = specloader.LoadData(t.Context(), data, nil, specloader.Options{Keep: keep})
+		if err == nil && res.Doc == nil {
+			t.Fatal("LoadData with Keep returned neither a document nor an error")
 		}
 	})
 }

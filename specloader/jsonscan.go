@@ -1,7 +1,7 @@
 package specloader
 
 import (
-	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"unicode/utf16"
@@ -14,8 +14,8 @@ import (
 // native decoder consumes, node for node what go-yaml builds when it parses
 // the same JSON (a JSON document is YAML in flow style), but an order of
 // magnitude faster: go-yaml's scanner spends most of a 13 MB load moving
-// its token queue. The text must already be valid JSON (json.Valid); the
-// scanner still fails cleanly, never panics, on anything else.
+// its token queue. node expects text that the moves of jsoncheck.go
+// checked, and still fails cleanly, never panics, on anything else.
 
 // span locates a JSON value in the document text, with the line and the
 // offset of that line's first byte, so that nodes carry document positions.
@@ -38,6 +38,9 @@ type cursor struct {
 	line      int
 	lineStart int
 	slab      []yaml.Node // nodes are carved from here, fewer allocations
+	// depth counts the objects and arrays object and array are inside of,
+	// for the nesting limit skip checks.
+	depth int
 }
 
 func newCursor(data []byte, s span) *cursor {
@@ -48,9 +51,16 @@ func (c *cursor) errorf(format string, args ...any) error {
 	return fmt.Errorf("line %d, column %d: %s", c.line, c.pos-c.lineStart+1, fmt.Sprintf(format, args...))
 }
 
+// ws moves past JSON whitespace, counting lines. Indentation, most of a
+// pretty-printed document, goes eight spaces at a time.
 func (c *cursor) ws() {
 	for c.pos < len(c.data) {
 		switch c.data[c.pos] {
+		case ' ':
+			c.pos++
+			for c.pos+8 <= len(c.data) && binary.LittleEndian.Uint64(c.data[c.pos:]) == eightSpaces {
+				c.pos += 8
+			}
 		case '\n':
 			c.newline()
 		case '\r':
@@ -59,7 +69,7 @@ func (c *cursor) ws() {
 			} else {
 				c.newline() // a lone CR breaks the line in YAML
 			}
-		case ' ', '\t':
+		case '\t':
 			c.pos++
 		default:
 			return
@@ -133,68 +143,6 @@ func (c *cursor) members() (ms []member, ok bool, err error) {
 		default:
 			return nil, false, c.errorf("expected ',' or '}'")
 		}
-	}
-}
-
-// skip moves past one value.
-func (c *cursor) skip() error {
-	switch b := c.peek(); b {
-	case '"':
-		_, _, _, err := c.strBounds()
-		return err
-	case '{', '[':
-		depth := 0
-		for c.pos < len(c.data) {
-			switch c.data[c.pos] {
-			case '"':
-				if _, _, _, err := c.strBounds(); err != nil {
-					return err
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					c.pos++
-					return nil
-				}
-			case '\n', '\r':
-				c.ws() // counts the line break as between tokens
-				continue
-			}
-			c.pos++
-		}
-		return c.errorf("unexpected end of input")
-	default:
-		_, err := c.scalarText()
-		return err
-	}
-}
-
-// strBounds moves past the string at the cursor and returns the bounds of
-// its contents and whether they hold escapes.
-func (c *cursor) strBounds() (start, end int, escaped bool, err error) {
-	start = c.pos + 1
-	i := start
-	for {
-		j := bytes.IndexByte(c.data[i:], '"')
-		if j < 0 {
-			return 0, 0, false, c.errorf("unterminated string")
-		}
-		i += j
-		// The quote ends the string unless an odd run of backslashes
-		// precedes it.
-		k := i
-		for k > start && c.data[k-1] == '\\' {
-			k--
-		}
-		if (i-k)%2 == 0 {
-			escaped = escaped || bytes.IndexByte(c.data[start:i], '\\') >= 0
-			c.pos = i + 1
-			return start, i, escaped, nil
-		}
-		i++
 	}
 }
 
@@ -338,6 +286,53 @@ func (c *cursor) node(depth int) (*yaml.Node, error) {
 			}
 		}
 		return n, nil
+	}
+}
+
+// nodeWithout builds the node of the object at the cursor as node does,
+// leaving out the members whose key is in drop (a pruned path item's
+// operations), whose values it only skips.
+func (c *cursor) nodeWithout(drop map[string]bool) (*yaml.Node, error) {
+	if c.peek() != '{' {
+		return c.node(0)
+	}
+	n := c.newNode(yaml.MappingNode, "!!map", yaml.FlowStyle)
+	c.pos++
+	if c.peek() == '}' {
+		c.pos++
+		return n, nil
+	}
+	for {
+		if c.peek() != '"' {
+			return nil, c.errorf("expected a member name")
+		}
+		k, err := c.node(1)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.expect(':'); err != nil {
+			return nil, err
+		}
+		if drop[k.Value] {
+			if err := c.skip(); err != nil {
+				return nil, err
+			}
+		} else {
+			v, err := c.node(1)
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, k, v)
+		}
+		switch c.peek() {
+		case ',':
+			c.pos++
+		case '}':
+			c.pos++
+			return n, nil
+		default:
+			return nil, c.errorf("expected ',' or '}'")
+		}
 	}
 }
 

@@ -50,6 +50,29 @@ type Options struct {
 	// with Timeout. A given client is used as is, except that redirects to
 	// another host lose the Header entries.
 	Client *http.Client
+
+	// Keep, when set, says which operations under the document's paths the
+	// caller needs, so that the loader builds the model of those only.
+	// Before any model is built, it is asked about each operation with the
+	// method in upper case ("GET"), the path template as written under
+	// paths, the operationId ("" when none) and the tags (a slice Keep
+	// must not retain); calls come one at a time from the loading
+	// goroutine, and may repeat when a document needs repairs. The
+	// operations it rejects are left out of Result.Doc, and so are the
+	// path items left without operations and the components that nothing
+	// kept refers to, transitively; the rest of the document (info,
+	// servers, security, tags, webhooks, securitySchemes, extensions) is
+	// kept whole. Each kept operation is what a full load gives, $refs
+	// resolved. whitelist's Policy.Wants fits.
+	//
+	// Keep is a hint: the loader may keep more than it accepts (the
+	// operations a kept one refers to by a $ref into paths), and keeps
+	// everything (Result.Pruned is then false) for YAML and Swagger 2.0
+	// documents, for a document with a $ref to another document, to the
+	// whole document or to an anchor, and for a document whose pruned
+	// model fails to load, which is then loaded whole. Validation, strict
+	// or not, covers only what is kept. nil keeps everything.
+	Keep func(method, path, operationID string, tags []string) bool
 }
 
 func (o Options) maxBytes() int64 {
@@ -87,6 +110,11 @@ type Result struct {
 	// Hash is the hex SHA-256 of the raw bytes of the spec document (not of
 	// the documents its $refs pull in), for caches.
 	Hash string
+
+	// Pruned is true when Options.Keep left parts of the document out of
+	// Doc. A caller that needs the whole document after all (to suggest
+	// operations a whitelist misspelled, say) loads again without Keep.
+	Pruned bool
 }
 
 // Load reads the spec at source, a file path, a file:// URL or an http(s)
@@ -161,8 +189,13 @@ func (s *session) load(data []byte, loc *url.URL) (*Result, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
-	res := &Result{Location: loc, Hash: hex.EncodeToString(sum[:])}
+	// Hashing 13 MB takes 10 ms or more: it runs beside the load.
+	hash := make(chan string, 1)
+	go func() {
+		sum := sha256.Sum256(data)
+		hash <- hex.EncodeToString(sum[:])
+	}()
+	res := &Result{Location: loc}
 
 	body := trimBOM(data)
 	p, err := probe(body)
@@ -171,14 +204,14 @@ func (s *session) load(data []byte, loc *url.URL) (*Result, error) {
 	}
 	res.Version = p.version
 
-	doc, err := s.decode(p, body, loc)
+	doc, pruned, err := s.decode(p, body, loc)
 	var notes []string
 	if err != nil && !p.swagger && !s.opts.Strict && s.ctx.Err() == nil {
 		var fixed []byte
 		if fixed, notes = s.repair(body, p, loc); len(notes) > 0 {
 			p2, err2 := probe(fixed)
 			if err2 == nil {
-				doc, err2 = s.decode(p2, fixed, loc)
+				doc, pruned, err2 = s.decode(p2, fixed, loc)
 			}
 			if err2 != nil {
 				err = fmt.Errorf("%w; still failing after %d repairs: %v", err, len(notes), err2)
@@ -193,42 +226,79 @@ func (s *session) load(data []byte, loc *url.URL) (*Result, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
 	}
-	res.Doc = doc
+	res.Doc, res.Pruned = doc, pruned
 
 	warnings, err := validate(s.ctx, res.Doc, s.opts.Strict)
 	if err != nil {
 		return nil, err
 	}
 	res.Warnings = append(notes, warnings...)
+	res.Hash = <-hash
 	return res, nil
 }
 
-// decode builds the OpenAPI 3 model with its $refs resolved.
-func (s *session) decode(p probeResult, body []byte, loc *url.URL) (*openapi3.T, error) {
+// decode builds the OpenAPI 3 model with its $refs resolved, pruned as
+// Options.Keep asks when pruned is true.
+func (s *session) decode(p probeResult, body []byte, loc *url.URL) (doc *openapi3.T, pruned bool, err error) {
 	kl := s.kinLoader()
 	switch {
 	case p.swagger:
 		var doc2 openapi2.T
 		if err := openapi2.UnmarshalFromData(body, &doc2); err != nil {
-			return nil, fmt.Errorf("parsing Swagger 2.0 document: %w", err)
+			return nil, false, fmt.Errorf("parsing Swagger 2.0 document: %w", err)
 		}
 		doc, err := openapi2conv.ToV3WithLoader(&doc2, kl, loc)
 		if err != nil {
-			return nil, fmt.Errorf("converting Swagger 2.0 to OpenAPI 3: %w", err)
+			return nil, false, fmt.Errorf("converting Swagger 2.0 to OpenAPI 3: %w", err)
 		}
-		return doc, nil
+		return doc, false, nil
 	case p.json != nil:
-		doc, err := decodeJSON(s.ctx, p.json)
+		if s.opts.Keep != nil {
+			if plan := planPrune(p.json, s.opts.Keep); plan != nil {
+				if doc, err := s.decodePruned(p.json, plan, loc); err == nil {
+					return doc, true, nil
+				}
+				// A pruned document that fails to load is loaded whole:
+				// the whole one fails the same way, with the same message,
+				// or works, and then a $ref escaped the plan.
+			}
+		}
+		doc, err := decodeJSON(s.ctx, p.json, nil)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if err := kl.ResolveRefsIn(doc, loc); err != nil {
-			return nil, fmt.Errorf("resolving references: %w", err)
+			return nil, false, fmt.Errorf("resolving references: %w", err)
 		}
-		return doc, nil
+		return doc, false, nil
 	default:
-		return loadKin(kl, body, loc)
+		doc, err := loadKin(kl, body, loc)
+		return doc, false, err
 	}
+}
+
+// decodePruned decodes and resolves what plan keeps. While it resolves,
+// the spec's own bytes are not handed to kin-openapi, which reads them
+// again (whole, through its slow YAML path) when a $ref into the spec does
+// not resolve on the model: in a pruned model that is a $ref the plan
+// missed, and the caller loads the document whole instead.
+func (s *session) decodePruned(jd *jsonDoc, plan *prunePlan, loc *url.URL) (*openapi3.T, error) {
+	doc, err := decodeJSON(s.ctx, jd, plan)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.pruning = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.pruning = false
+		s.mu.Unlock()
+	}()
+	if err := s.kinLoader().ResolveRefsIn(doc, loc); err != nil {
+		return nil, fmt.Errorf("resolving references: %w", err)
+	}
+	return doc, nil
 }
 
 // loadKin decodes and resolves through kin-openapi's own loader: the path for

@@ -71,4 +71,9 @@
 // or callbacks, and only the eight methods above (OpenAPI 3.2's QUERY and
 // additionalOperations are not exposed). Selected operations come out
 // sorted by path, then by method in the order listed above.
+//
+// [Policy.Wants] answers the same question for one operation before any
+// document is loaded, from its method, path, operationId and tags, so that
+// a loader can build only the operations a whitelist may select. It may
+// say yes to more than Select picks, never to less.
 package whitelist

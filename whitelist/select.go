@@ -230,31 +230,39 @@ func listLabels(l []string) string {
 // {param} (anywhere in a segment) and each segment starting with ':' become
 // {}, so /pets/{petId}, /pets/{id} and /pets/:id all read /pets/{}.
 func shape(path string) string {
-	var b strings.Builder
-	for i, seg := range strings.Split(path, "/") {
+	return string(appendShape(nil, path))
+}
+
+// appendShape appends the shape of path to dst.
+func appendShape(dst []byte, path string) []byte {
+	for i := 0; ; i++ {
+		seg, rest, more := strings.Cut(path, "/")
 		if i > 0 {
-			b.WriteByte('/')
+			dst = append(dst, '/')
 		}
 		if len(seg) > 1 && seg[0] == ':' {
-			b.WriteString("{}")
-			continue
-		}
-		for {
-			open := strings.IndexByte(seg, '{')
-			if open < 0 {
-				break
+			dst = append(dst, "{}"...)
+		} else {
+			for {
+				open := strings.IndexByte(seg, '{')
+				if open < 0 {
+					break
+				}
+				n := strings.IndexByte(seg[open:], '}')
+				if n < 0 {
+					break
+				}
+				dst = append(dst, seg[:open]...)
+				dst = append(dst, "{}"...)
+				seg = seg[open+n+1:]
 			}
-			n := strings.IndexByte(seg[open:], '}')
-			if n < 0 {
-				break
-			}
-			b.WriteString(seg[:open])
-			b.WriteString("{}")
-			seg = seg[open+n+1:]
+			dst = append(dst, seg...)
 		}
-		b.WriteString(seg)
+		if !more {
+			return dst
+		}
+		path = rest
 	}
-	return b.String()
 }
 
 // bracePath rewrites :name segments as {name}, the spec's spelling.

@@ -1,0 +1,5 @@
+//go:build !race
+
+package whitelist_test
+
+const raceEnabled = false
