@@ -75,19 +75,7 @@ func TestUpstreamCredentials(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-			b.Register(s)
-			ct, st := mcp.NewInMemoryTransports()
-			ss, err := s.Connect(t.Context(), st, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ss.Close()
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			cs := connect(t, b)
 			r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"q": "x"}})
 			if err != nil || r.IsError {
 				t.Fatalf("call: %v %+v", err, r)

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/specloader"
@@ -55,19 +54,7 @@ func TestGoldenToolsList(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := mcp.NewServer(&mcp.Implementation{Name: "golden", Version: "1"}, nil)
-			b.Register(s)
-			ct, st := mcp.NewInMemoryTransports()
-			ss, err := s.Connect(t.Context(), st, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ss.Close()
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			cs := connect(t, b)
 			lt, err := cs.ListTools(t.Context(), nil)
 			if err != nil {
 				t.Fatal(err)

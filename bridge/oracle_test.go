@@ -262,7 +262,7 @@ func oracleSpec(t *testing.T, name string) corpusStats {
 	if err != nil {
 		t.Fatalf("building the kin-openapi router: %v", err)
 	}
-	cs := oracleConnect(t, b)
+	cs := connect(t, b)
 
 	skipped := map[string]bool{}
 	for _, s := range b.Skipped() {
@@ -320,29 +320,6 @@ func oracleSpec(t *testing.T, name string) corpusStats {
 		t.Logf("note %s", n)
 	}
 	return row
-}
-
-// oracleConnect registers the bridge on a go-sdk server and connects a
-// go-sdk client to it in memory.
-func oracleConnect(t *testing.T, b *bridge.Bridge) *mcp.ClientSession {
-	t.Helper()
-	server := mcp.NewServer(&mcp.Implementation{Name: "mcpbridge", Version: "test"}, nil)
-	b.Register(server)
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatalf("server.Connect: %v", err)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "oracle", Version: "test"}, nil)
-	cs, err := client.Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatalf("client.Connect: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cs.Close()
-		_ = ss.Wait()
-	})
-	return cs
 }
 
 // oracleCall generates arguments for one tool (less the omitted ones),

@@ -391,5 +391,5 @@ func requestClient(t *testing.T, srv *httptest.Server) *mcp.ClientSession {
 	if len(b.Skipped()) > 0 {
 		t.Fatalf("skipped: %v", b.Skipped())
 	}
-	return oracleConnect(t, b)
+	return connect(t, b)
 }

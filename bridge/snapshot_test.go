@@ -81,19 +81,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	run := func(b *bridge.Bridge) []string {
 		got = nil
-		s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
-		b.Register(s)
-		ct, st := mcp.NewInMemoryTransports()
-		ss, err := s.Connect(t.Context(), st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ss.Close()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
+		cs := connect(t, b)
 		for _, c := range calls {
 			r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 			if err != nil || r.IsError {
