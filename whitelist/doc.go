@@ -59,9 +59,10 @@
 // paths and durations, entries with no selector or several, a path without
 // a method (and the reverse), and name overrides used twice. [Policy.Select]
 // rejects entries that match no operation (suggesting up to three close
-// candidates by edit distance), operations selected by two entries (an
-// operation may be listed once: overlapping tags are an error, not a merge),
-// and name overrides repeated across entries. Each problem is one error
+// candidates by edit distance), operations selected by two entries of the
+// same kind (two tags, or two entries naming one operation; an entry naming
+// one operation by method+path or operationId refines a tag that selects it
+// too, and its overrides apply), and name overrides repeated across entries. Each problem is one error
 // starting with "line N: "; all of them come back together as an
 // [errors.Join], so a caller can print them under the file's name.
 //

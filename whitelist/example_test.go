@@ -49,8 +49,8 @@ func ExamplePolicy_Select_errors() {
 	policy, err := whitelist.Parse(strings.NewReader(`
 tools:
   - operationId: getPetByID
-  - tag: store
   - operationId: getInventory
+  - {method: GET, path: /store/inventory}
 `))
 	if err != nil {
 		log.Fatal(err)

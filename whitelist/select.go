@@ -19,7 +19,9 @@ import (
 // It fails, reporting every problem at once (an [errors.Join] in entry
 // order), when an entry is invalid on its own, matches no operation (the
 // message suggests up to three close candidates), matches an operation
-// another entry already selected, repeats another entry's name override, or
+// another entry already selected (except that an entry naming one operation
+// by method+path or operationId refines a tag entry selecting it too: its
+// overrides apply to that operation), repeats another entry's name override, or
 // uses a name override while matching several operations. A policy that
 // selects nothing, or a spec without operations, gives an empty result and
 // no error: whether that is acceptable is the caller's decision.
@@ -65,6 +67,16 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 		}
 		for _, c := range hits {
 			if j := owner[c]; j >= 0 {
+				// An entry naming one operation (method+path or operationId)
+				// refines a tag that also selects it: it wins, whatever the
+				// order. Two tags, or two specific entries, are an overlap.
+				switch specificI, specificJ := p.Entries[i].Tag == "", p.Entries[j].Tag == ""; {
+				case specificI && !specificJ:
+					owner[c] = i
+					continue
+				case !specificI && specificJ:
+					continue
+				}
 				k := pair{j, i}
 				overlaps[k] = append(overlaps[k], s.cands[c].label())
 				continue

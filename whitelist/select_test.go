@@ -183,8 +183,8 @@ func TestSelectErrors(t *testing.T) {
 			want:      []string{"line 3: GET /pet/{petId} already selected by the entry at line 2 (each operation may be listed once)"},
 		},
 		{
-			name:      "tag overlapping an operation",
-			whitelist: "tools:\n  - operationId: placeOrder\n  - tag: store\n",
+			name:      "two entries naming one operation",
+			whitelist: "tools:\n  - operationId: placeOrder\n  - {method: POST, path: /store/order}\n",
 			want:      []string{"line 3: POST /store/order already selected by the entry at line 2 (each operation may be listed once)"},
 		},
 		{
@@ -203,13 +203,13 @@ func TestSelectErrors(t *testing.T) {
   - operationId: getInventory
   - tag: user
   - operationId: nope
-  - tag: store
-  - {method: GET, path: /user/logout}
+  - {method: GET, path: /store/inventory}
+  - tag: user
 `,
 			want: []string{
 				`line 4: operationId "nope" matches no operation`,
 				"line 5: GET /store/inventory already selected by the entry at line 2 (each operation may be listed once)",
-				"line 6: GET /user/logout already selected by the entry at line 3 (each operation may be listed once)",
+				"line 6: POST /user, POST /user/createWithArray, POST /user/createWithList, GET /user/login, GET /user/logout and 3 more already selected by the entry at line 3 (each operation may be listed once)",
 			},
 		},
 	}
@@ -487,5 +487,35 @@ func TestSelectCopiesAnnotations(t *testing.T) {
 	*ops[0].Annotations.ReadOnlyHint = false
 	if !*ops[1].Annotations.ReadOnlyHint || !*p.Entries[0].Annotations.ReadOnlyHint {
 		t.Error("changing one operation's annotations changed another's or the entry's")
+	}
+}
+
+// TestSelectSpecificRefinesTag: an entry naming one operation refines a tag
+// entry that selects it too, in either order.
+func TestSelectSpecificRefinesTag(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromFile("../testdata/specs/petstore.3.0.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, wl := range []string{
+		"tools:\n  - tag: store\n  - {operationId: placeOrder, name: order_pet, timeout: 5s}\n",
+		"tools:\n  - {method: POST, path: /store/order, name: order_pet, timeout: 5s}\n  - tag: store\n",
+	} {
+		p, err := whitelist.Parse(strings.NewReader(wl))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops, err := p.Select(doc)
+		if err != nil {
+			t.Fatalf("Select(%q): %v", wl, err)
+		}
+		if len(ops) != 4 {
+			t.Errorf("Select(%q) = %d operations, want the 4 store operations", wl, len(ops))
+		}
+		for _, op := range ops {
+			if op.Op.OperationID == "placeOrder" && (op.Name != "order_pet" || op.Timeout != 5*time.Second) {
+				t.Errorf("Select(%q): placeOrder got name %q timeout %v, want the specific entry's", wl, op.Name, op.Timeout)
+			}
+		}
 	}
 }
