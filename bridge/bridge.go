@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -109,12 +112,13 @@ func New(ops []whitelist.Operation, opts Options) (*Bridge, error) {
 		return nil, err
 	}
 	var errs []error
+	built := b.buildAll(ops)
 	names := map[string]string{} // tool name → operation
-	for _, op := range ops {
+	for i, op := range ops {
 		if op.Op == nil {
 			continue
 		}
-		t, err := b.buildTool(op)
+		t, err := built[i].tool, built[i].err
 		if err != nil {
 			var be *buildError
 			if errors.As(err, &be) {
@@ -135,6 +139,39 @@ func New(ops []whitelist.Operation, opts Options) (*Bridge, error) {
 		return nil, errors.Join(errs...)
 	}
 	return b, nil
+}
+
+// buildResult is one operation's outcome in buildAll.
+type buildResult struct {
+	tool *tool
+	err  error
+}
+
+// buildAll prepares every operation, on all cores: building reads the spec
+// and writes only each tool's own state, and the order of the results is
+// the order of ops, so the outcome does not depend on scheduling.
+func (b *Bridge) buildAll(ops []whitelist.Operation) []buildResult {
+	out := make([]buildResult, len(ops))
+	workers := min(runtime.GOMAXPROCS(0), len(ops))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(ops) {
+					return
+				}
+				if ops[i].Op != nil {
+					out[i].tool, out[i].err = b.buildTool(ops[i])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 func (b *Bridge) maxOutputSchema() int {

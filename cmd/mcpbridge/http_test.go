@@ -35,7 +35,9 @@ func startHTTPBridgeLogs(t *testing.T, args ...string) (string, map[string]any) 
 	}()
 	addr := make(chan string, 1)
 	var ready map[string]any
+	scanned := make(chan struct{}) // the log reader is done: no t.Logf after the test
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pr)
 		sent := false
 		for sc.Scan() {
@@ -57,11 +59,15 @@ func startHTTPBridgeLogs(t *testing.T, args ...string) (string, map[string]any) 
 	a, ok := <-addr
 	if !ok {
 		cancel()
-		t.Fatalf("bridge did not start: %v", <-done)
+		err := <-done
+		<-scanned
+		t.Fatalf("bridge did not start: %v", err)
 	}
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
+		err := <-done
+		<-scanned
+		if err != nil {
 			t.Errorf("bridge exited with %v", err)
 		}
 	})
