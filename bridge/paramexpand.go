@@ -1,0 +1,370 @@
+package bridge
+
+// Value expansion for parameters (RFC 6570 operators as OpenAPI styles),
+// primitive formatting and percent-escaping.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"mime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// encOp is an RFC 6570 expression operator as an OpenAPI style and
+// location use it.
+type encOp struct {
+	style   string
+	explode bool
+	first   string  // written before the expansion: "", "." (label), ";" (matrix)
+	sep     string  // between exploded members
+	delim   string  // between the items of a non-exploded array or object
+	named   bool    // members are name=value (matrix, form)
+	ifemp   string  // after the name when the value is empty (";x" but "x=")
+	mode    encMode // escaping of values and keys
+	path    bool    // escape dot segments too
+	raw     bool    // no escaping (headers)
+}
+
+func (s paramSpec) op() encOp {
+	op := encOp{style: s.Style, explode: s.Explode, sep: ",", delim: ",", mode: encStrict}
+	switch s.In {
+	case paramInPath:
+		op.path = true
+		switch s.Style {
+		case openapi3.SerializationLabel:
+			op.first, op.sep, op.mode = ".", ".", encLabel
+		case openapi3.SerializationMatrix:
+			op.first, op.sep, op.named = ";", ";", true
+		}
+	case paramInQuery:
+		op.sep, op.named, op.ifemp = "&", true, "="
+		if s.AllowReserved {
+			op.mode = encReserved
+		}
+		switch s.Style {
+		case openapi3.SerializationSpaceDelimited:
+			op.delim = "%20"
+		case openapi3.SerializationPipeDelimited:
+			op.delim = "%7C"
+		}
+	case paramInHeader:
+		op.raw = true
+	case paramInCookie:
+		op.sep, op.named, op.ifemp = "; ", true, "="
+	}
+	return op
+}
+
+// expand appends the expansion of name=v (RFC 6570 section 3.2.1's
+// algorithm, objects in sorted key order, null as undefined).
+func (op encOp) expand(dst []byte, name string, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return dst, nil
+	case []any:
+		if len(x) == 0 {
+			return dst, nil
+		}
+		dst = append(dst, op.first...)
+		for i, item := range x {
+			str, err := encItemString(item, op.style)
+			if err != nil {
+				return dst, err
+			}
+			switch {
+			case op.explode:
+				if i > 0 {
+					dst = append(dst, op.sep...)
+				}
+				if op.named {
+					dst = op.appendName(dst, name, str)
+				}
+			case i == 0:
+				if op.named {
+					dst = append(encAppendEscaped(dst, name, encStrict), '=')
+				}
+			default:
+				dst = append(dst, op.delim...)
+			}
+			dst = op.escape(dst, str)
+		}
+		return dst, nil
+	case map[string]any:
+		keys := encSortedKeys(x)
+		if len(keys) == 0 {
+			return dst, nil
+		}
+		dst = append(dst, op.first...)
+		if op.named && !op.explode {
+			dst = append(encAppendEscaped(dst, name, encStrict), '=')
+		}
+		for i, k := range keys {
+			str, err := encItemString(x[k], op.style)
+			if err != nil {
+				return dst, err
+			}
+			if i > 0 {
+				if op.explode {
+					dst = append(dst, op.sep...)
+				} else {
+					dst = append(dst, op.delim...)
+				}
+			}
+			dst = op.escape(dst, k)
+			switch {
+			case !op.explode:
+				dst = append(dst, op.delim...)
+			case op.named && str == "":
+				dst = append(dst, op.ifemp...)
+				continue
+			default:
+				dst = append(dst, '=')
+			}
+			dst = op.escape(dst, str)
+		}
+		return dst, nil
+	}
+	str, err := encScalar(v)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, op.first...)
+	if op.named {
+		dst = op.appendName(dst, name, str)
+	}
+	return op.escape(dst, str), nil
+}
+
+// appendName writes name= (or name plus ifemp when the value is empty).
+func (op encOp) appendName(dst []byte, name, value string) []byte {
+	dst = encAppendEscaped(dst, name, encStrict)
+	if value == "" {
+		return append(dst, op.ifemp...)
+	}
+	return append(dst, '=')
+}
+
+func (op encOp) escape(dst []byte, s string) []byte {
+	switch {
+	case op.raw:
+		return append(dst, s...)
+	case op.path:
+		return encAppendPathPart(dst, s, op.mode)
+	}
+	return encAppendEscaped(dst, s, op.mode)
+}
+
+// contentString encodes the value of a `content` parameter: JSON for JSON
+// media types; for others (text/plain...) primitives as text and
+// arrays/objects as JSON.
+func (s paramSpec) contentString(v any) (string, error) {
+	if !encIsJSONMedia(s.ContentType) {
+		switch v.(type) {
+		case []any, map[string]any:
+		default:
+			return encScalar(v)
+		}
+	}
+	b, err := encJSON(v)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// encScalar formats a primitive: strings as-is, numbers without exponent,
+// json.Number verbatim, booleans as true/false, null as "".
+func encScalar(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case json.Number:
+		return x.String(), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", fmt.Errorf("number %v cannot be serialized", x)
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	case float32:
+		return encScalar(float64(x))
+	case bool:
+		return strconv.FormatBool(x), nil
+	case int:
+		return strconv.Itoa(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case int32:
+		return strconv.FormatInt(int64(x), 10), nil
+	case uint64:
+		return strconv.FormatUint(x, 10), nil
+	case nil:
+		return "", nil
+	case []any, map[string]any:
+		return "", errors.New("expected a primitive value, got an array or object")
+	}
+	return "", fmt.Errorf("unsupported value of type %T", v)
+}
+
+// encItemString formats an array item or object property value: it must be
+// a primitive (nested arrays/objects need deepObject or `content`).
+func encItemString(v any, style string) (string, error) {
+	switch v.(type) {
+	case []any, map[string]any:
+		return "", fmt.Errorf("style %s cannot serialize nested arrays or objects", style)
+	}
+	return encScalar(v)
+}
+
+// encSortedKeys returns the keys of m whose values are not null, sorted.
+func encSortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k, v := range m {
+		if v != nil {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// encJSON is compact JSON without HTML escaping ('<' stays '<'), so upstreams
+// receive the argument's text unchanged.
+func encJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encoding JSON: %w", err)
+	}
+	b := buf.Bytes()
+	return b[:len(b)-1], nil // Encode appends '\n'
+}
+
+// encIsJSONMedia reports whether a media type (parameters allowed) is JSON:
+// application/json, any +json, or any */json.
+func encIsJSONMedia(ct string) bool {
+	mt := encMediaType(ct)
+	return strings.HasSuffix(mt, "/json") || strings.HasSuffix(mt, "+json")
+}
+
+// encMediaType lower-cases a media type and drops its parameters; it
+// tolerates strings mime.ParseMediaType rejects.
+func encMediaType(ct string) string {
+	if mt, _, err := mime.ParseMediaType(ct); err == nil {
+		return mt
+	}
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+// encMode selects which bytes encAppendEscaped leaves literal.
+type encMode uint8
+
+const (
+	encStrict   encMode = iota // RFC 3986 unreserved only
+	encLabel                   // unreserved except '.', the label delimiter
+	encReserved                // allowReserved: also :/?@!$'()*, and %XX triples
+	encCookie                  // RFC 6265 cookie-octets except '%'
+)
+
+const encHex = "0123456789ABCDEF"
+
+func encKeep(c byte, m encMode) bool {
+	unreserved := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+	switch m {
+	case encLabel:
+		return unreserved && c != '.'
+	case encReserved:
+		// Reserved characters except those the query or form encoding
+		// gives meaning to: '[' ']' '#' (not allowed in a query), '&' '='
+		// '+' (form-urlencoded) and ';' (a legacy pair separator that Go's
+		// url.ParseQuery rejects).
+		return unreserved || strings.IndexByte(":/?@!$'()*,", c) >= 0
+	case encCookie:
+		return c == 0x21 || 0x23 <= c && c <= 0x2B && c != '%' || 0x2D <= c && c <= 0x3A ||
+			0x3C <= c && c <= 0x5B || 0x5D <= c && c <= 0x7E
+	}
+	return unreserved
+}
+
+func encIsHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// encAppendEscaped appends s percent-encoded per mode (UTF-8 bytes, upper
+// case hex).
+func encAppendEscaped(dst []byte, s string, m encMode) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if encKeep(c, m) || m == encReserved && c == '%' && i+2 < len(s) && encIsHex(s[i+1]) && encIsHex(s[i+2]) {
+			dst = append(dst, c)
+			continue
+		}
+		dst = append(dst, '%', encHex[c>>4], encHex[c&15])
+	}
+	return dst
+}
+
+// encAppendPathPart escapes one path value. Dots are escaped too where
+// they would form a dot segment, even for a server that decodes %2F or
+// %5C before normalizing: a value made only of dots ("." is %2E, ".." is
+// %2E%2E) and every all-dot run between '/' or '\\' ("../a" is
+// %2E%2E%2Fa).
+func encAppendPathPart(dst []byte, s string, m encMode) []byte {
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "/\\")
+		if i < 0 {
+			i = len(s)
+		} else {
+			i++ // the separator itself is always escaped
+		}
+		run, rm := s[:i], m
+		if strings.Trim(strings.TrimRight(run, "/\\"), ".") == "" {
+			rm = encLabel
+		}
+		dst = encAppendEscaped(dst, run, rm)
+		s = s[i:]
+	}
+	return dst
+}
+
+// encAppendSep writes '&' unless buf is empty or already ends a pair.
+func encAppendSep(buf []byte) []byte {
+	if n := len(buf); n > 0 && buf[n-1] != '&' && buf[n-1] != '?' {
+		buf = append(buf, '&')
+	}
+	return buf
+}
+
+// encAppendPair writes [&]name=value with the name strictly escaped.
+func encAppendPair(buf []byte, name, value string, m encMode) []byte {
+	buf = encAppendSep(buf)
+	buf = encAppendEscaped(buf, name, encStrict)
+	buf = append(buf, '=')
+	return encAppendEscaped(buf, value, m)
+}
+
+// paramIsToken reports whether s is an RFC 9110 token (header and cookie
+// names).
+func paramIsToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
