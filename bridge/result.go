@@ -22,7 +22,7 @@ const maxErrorText = 8 << 10
 func (b *Bridge) result(t *tool, resp *http.Response, body []byte) *mcp.CallToolResult {
 	status := resp.StatusCode
 	ct := resp.Header.Get("Content-Type")
-	mediaType, _, _ := mime.ParseMediaType(ct)
+	mediaType, params, _ := mime.ParseMediaType(ct)
 	mediaType = strings.ToLower(mediaType)
 
 	if status >= 400 {
@@ -63,6 +63,13 @@ func (b *Bridge) result(t *tool, resp *http.Response, body []byte) *mcp.CallTool
 			}
 		}
 		return res
+	case strings.HasPrefix(mediaType, "multipart/") && mediaType != "multipart/form-data":
+		if content, ok := b.multipartContent(t, params, body); ok {
+			return &mcp.CallToolResult{Content: content}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+			URI: "mcpbridge://" + t.def.Name + "/response", MIMEType: mediaType, Blob: body,
+		}}}}
 	case strings.HasPrefix(mediaType, "image/"):
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}
 	case strings.HasPrefix(mediaType, "audio/"):

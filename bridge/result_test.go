@@ -1,10 +1,13 @@
 package bridge_test
 
 import (
+	"bytes"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/textproto"
 	"strings"
 	"testing"
 
@@ -26,6 +29,7 @@ paths:
   /empty: {delete: {operationId: empty, responses: {"204": {description: gone}}}}
   /text: {get: {operationId: text, responses: {"200": {description: ok}}}}
   /pretty: {get: {operationId: pretty, responses: {"200": {description: ok}}}}
+  /mixed: {get: {operationId: mixed, responses: {"200": {description: ok}}}}
 `
 
 var pngBytes = []byte("\x89PNG\r\n\x1a\nfake-png-payload")
@@ -57,6 +61,20 @@ func TestResults(t *testing.T) {
 		case "/text":
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			io.WriteString(w, "hello, Bearer abcdefghijklmnop")
+		case "/mixed":
+			var buf bytes.Buffer
+			mw := multipart.NewWriter(&buf)
+			for _, p := range []struct{ ct, body string }{
+				{"text/plain", "main body, password hunter2 Bearer abcdefghijklmnop"},
+				{"image/png", string(pngBytes)},
+				{"application/json", `{"token":"t-123456789","n":1}`},
+			} {
+				pw, _ := mw.CreatePart(textproto.MIMEHeader{"Content-Type": {p.ct}})
+				io.WriteString(pw, p.body)
+			}
+			mw.Close()
+			w.Header().Set("Content-Type", "multipart/mixed; boundary="+mw.Boundary())
+			w.Write(buf.Bytes())
 		case "/pretty":
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, "{\n  \"a\": [1, 2],\n  \"b\": \"c\"\n}\n")
@@ -118,6 +136,20 @@ func TestResults(t *testing.T) {
 	}
 	if r := call("text"); r.IsError || text(r) != "hello, Bearer [REDACTED]" {
 		t.Errorf("text: isError=%v %q", r.IsError, text(r))
+	}
+	if r := call("mixed"); len(r.Content) != 3 {
+		t.Errorf("mixed: %d contents, want text, image and resource", len(r.Content))
+	} else {
+		tc, ok1 := r.Content[0].(*mcp.TextContent)
+		img, ok2 := r.Content[1].(*mcp.ImageContent)
+		res, ok3 := r.Content[2].(*mcp.EmbeddedResource)
+		switch {
+		case !ok1 || !ok2 || !ok3:
+			t.Errorf("mixed: content kinds %T %T %T", r.Content[0], r.Content[1], r.Content[2])
+		case tc.Text != "main body, password hunter2 Bearer [REDACTED]" || img.MIMEType != "image/png" ||
+			res.Resource.Text != `{"token":"[REDACTED]","n":1}` || res.Resource.MIMEType != "application/json":
+			t.Errorf("mixed: got %q, %q, %+v", tc.Text, img.MIMEType, res.Resource)
+		}
 	}
 	if r := call("pretty"); text(r) != `{"a":[1,2],"b":"c"}` {
 		t.Errorf("pretty JSON: %q, want it compacted", text(r))

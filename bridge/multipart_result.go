@@ -1,0 +1,86 @@
+package bridge
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxResultParts bounds the parts of a multipart response turned into
+// content blocks.
+const maxResultParts = 64
+
+// multipartContent maps a multipart/mixed (or related, alternative)
+// response to one content block per part: the first textual part is the
+// body (text content; JSON compact), images and audio are image and audio
+// content, and every other part (later textual parts included) is an
+// attachment: an embedded resource, text or base64 blob. Every textual part
+// is redacted. ok is false when the body does not parse as multipart.
+func (b *Bridge) multipartContent(t *tool, params map[string]string, body []byte) ([]mcp.Content, bool) {
+	boundary := params["boundary"]
+	if boundary == "" {
+		return nil, false
+	}
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	var out []mcp.Content
+	sawBody := false
+	for n := 1; ; n++ {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil || n > maxResultParts {
+			return nil, false
+		}
+		data, err := io.ReadAll(p) // bounded: the whole body already is
+		if err != nil {
+			return nil, false
+		}
+		ct, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
+		ct = strings.ToLower(ct)
+		if ct == "" {
+			ct = "text/plain" // RFC 2046 default for a part
+		}
+		textual := isJSONType(ct) || isTextType(ct)
+		var text string
+		if textual {
+			text = b.redactor.RedactString(string(data))
+			if isJSONType(ct) {
+				if red, err := b.redactor.RedactJSON(nil, data); err == nil {
+					text = string(red)
+				}
+			}
+		}
+		switch {
+		case textual && !sawBody:
+			sawBody = true
+			out = append(out, &mcp.TextContent{Text: text})
+		case strings.HasPrefix(ct, "image/"):
+			out = append(out, &mcp.ImageContent{Data: data, MIMEType: ct})
+		case strings.HasPrefix(ct, "audio/"):
+			out = append(out, &mcp.AudioContent{Data: data, MIMEType: ct})
+		default:
+			uri := fmt.Sprintf("mcpbridge://%s/response/part/%d", t.def.Name, n)
+			if name := p.FileName(); name != "" {
+				uri += "/" + strings.ReplaceAll(name, "/", "_")
+			}
+			rc := &mcp.ResourceContents{URI: uri, MIMEType: ct}
+			if textual {
+				rc.Text = text
+			} else {
+				rc.Blob = data
+			}
+			out = append(out, &mcp.EmbeddedResource{Resource: rc})
+		}
+	}
+	if len(out) == 0 {
+		return nil, false
+	}
+	return out, true
+}
