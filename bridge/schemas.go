@@ -155,20 +155,42 @@ func outputSchema(o *openapi3.Operation) *jsonschema.Schema {
 // isObjectSchema reports whether s (following one $defs reference) only
 // admits JSON objects.
 func isObjectSchema(s *jsonschema.Schema, defs map[string]*jsonschema.Schema) bool {
-	for range 4 {
-		if s == nil {
-			return false
-		}
-		if s.Type == "object" {
+	return objectOnly(s, defs, 8)
+}
+
+// objectOnly reports whether s admits only JSON objects: type object, a
+// $defs reference to such a schema, an allOf with such a member, or a
+// oneOf/anyOf whose members all are. depth bounds reference chains.
+func objectOnly(s *jsonschema.Schema, defs map[string]*jsonschema.Schema, depth int) bool {
+	if s == nil || depth == 0 {
+		return false
+	}
+	switch {
+	case s.Type == "object":
+		return true
+	case s.Type != "" || len(s.Types) > 0:
+		return false
+	case strings.HasPrefix(s.Ref, "#/$defs/"):
+		if objectOnly(defs[strings.TrimPrefix(s.Ref, "#/$defs/")], defs, depth-1) {
 			return true
 		}
-		if s.Type != "" || len(s.Types) > 0 {
-			return false
+	}
+	for _, m := range s.AllOf {
+		if objectOnly(m, defs, depth-1) {
+			return true
 		}
-		if !strings.HasPrefix(s.Ref, "#/$defs/") {
-			return false
+	}
+	for _, alts := range [][]*jsonschema.Schema{s.OneOf, s.AnyOf} {
+		if len(alts) == 0 {
+			continue
 		}
-		s = defs[strings.TrimPrefix(s.Ref, "#/$defs/")]
+		all := true
+		for _, m := range alts {
+			all = all && objectOnly(m, defs, depth-1)
+		}
+		if all {
+			return true
+		}
 	}
 	return false
 }
