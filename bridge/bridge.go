@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -312,9 +311,4 @@ func (b *Bridge) PingInfo() PingInfo {
 // OperationLabel formats "METHOD /path" for messages.
 func OperationLabel(method, path string) string {
 	return strings.ToUpper(method) + " " + path
-}
-
-// sortTools orders tools by name (stable output for goldens).
-func sortTools(ts []*mcp.Tool) {
-	sort.Slice(ts, func(i, j int) bool { return ts[i].Name < ts[j].Name })
 }

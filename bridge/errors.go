@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 )
 
 // ErrUpstreamUnavailable reports that the upstream could not be reached or
@@ -52,6 +51,3 @@ type buildError struct {
 }
 
 func (e *buildError) Error() string { return e.op + ": " + e.reason }
-
-// joinReasons renders several short reasons on one line.
-func joinReasons(rs []string) string { return strings.Join(rs, "; ") }
