@@ -11,29 +11,19 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/mcpbridge/mcpbridge/bridge/request"
+	"github.com/mcpbridge/mcpbridge/bridge/result"
+	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 	"github.com/mcpbridge/mcpbridge/sanitizer"
 	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
-// Credentials are the upstream credentials attached to every request. They
-// come from configuration only, are never accepted as tool arguments, and
-// are fed to the redactor so they never reach a client or a log.
-type Credentials struct {
-	// BearerToken is sent as "Authorization: Bearer <token>".
-	BearerToken string
-	// BasicUser and BasicPassword are sent as HTTP basic auth.
-	BasicUser, BasicPassword string
-	// Headers are static headers (API keys in a header).
-	Headers map[string]string
-	// Query are static query parameters (API keys in the query string).
-	Query map[string]string
-	// Cookies are static cookies (API keys in a cookie).
-	Cookies map[string]string
-}
+// Credentials are the upstream credentials attached to every request; see
+// [request.Credentials].
+type Credentials = request.Credentials
 
 // Options configures [New]. Zero values are documented per field.
 type Options struct {
@@ -50,12 +40,10 @@ type Options struct {
 	ServerVariables map[string]string
 	// SpecLocation resolves relative operation-level server URLs.
 	SpecLocation *url.URL
-	// Client sends upstream requests; nil means NewUpstreamClient(UpstreamOptions{}).
+	// Client sends upstream requests; nil means upstream.New(upstream.Options{}).
 	Client Doer
-	// Redactor sanitizes every response; nil means the default rules. The
-	// credentials are added to it as known secrets either way.
-	Redactor *sanitizer.Redactor
-	// Rules are used when Redactor is nil.
+	// Rules build the redactor every answer, error message and log field
+	// passes through; the credentials are added to Rules.Secrets.
 	Rules sanitizer.Rules
 	// Credentials are attached to every upstream request.
 	Credentials Credentials
@@ -88,30 +76,39 @@ type Skipped struct {
 	Reason    string `json:"reason"`
 }
 
-// Bridge is an immutable set of prepared tools.
-type Bridge struct {
+// Doer sends one HTTP request; see [upstream.Doer].
+type Doer = upstream.Doer
+
+// Catalog is an immutable set of prepared tools with what calling them
+// needs (upstream client, credentials, redactor). A [Runtime] serves one
+// catalog at a time and swaps it for another on reload; a catalog is never
+// modified once built.
+type Catalog struct {
 	opts      Options
 	log       *zap.Logger
 	client    Doer
 	redactor  *sanitizer.Redactor
-	creds     preparedCredentials
+	shaper    result.Shaper
+	creds     *request.Prepared
 	userAgent string
 	base      *url.URL
-	tools     []*tool
+	tools     []*Tool // operations, then the built-in ping tool
+	byName    map[string]*Tool
 	skipped   []Skipped
+	degraded  string // non-empty: the spec could not be loaded; only ping
 }
 
 // New prepares a tool for every operation. Operations that cannot be
 // expressed are reported by Skipped (and logged), never exposed as tools
 // that always fail. It returns an error for configuration problems and for
 // two operations that end up with the same tool name.
-func New(ops []whitelist.Operation, opts Options) (*Bridge, error) {
-	b, err := newBridge(opts)
+func New(ops []whitelist.Operation, opts Options) (*Catalog, error) {
+	c, err := newCatalog(opts)
 	if err != nil {
 		return nil, err
 	}
 	var errs []error
-	built := b.buildAll(ops)
+	built := c.buildAll(ops)
 	names := map[string]string{} // tool name → operation
 	for i, op := range ops {
 		if op.Op == nil {
@@ -121,35 +118,59 @@ func New(ops []whitelist.Operation, opts Options) (*Bridge, error) {
 		if err != nil {
 			var be *buildError
 			if errors.As(err, &be) {
-				b.skipped = append(b.skipped, Skipped{Operation: be.op, Reason: be.reason})
-				b.log.Warn("operation skipped", zap.String("op", be.op), zap.String("reason", be.reason))
+				c.skipped = append(c.skipped, Skipped{Operation: be.op, Reason: be.reason})
+				c.log.Warn("operation skipped", zap.String("op", be.op), zap.String("reason", be.reason))
 				continue
 			}
 			return nil, err
 		}
 		if prev, dup := names[t.def.Name]; dup {
-			errs = append(errs, fmt.Errorf("tool name %q is used by both %s and %s: set a distinct name for one of them in the whitelist", t.def.Name, prev, t.label))
+			errs = append(errs, fmt.Errorf("tool name %q is used by both %s and %s: set a distinct name for one of them in the whitelist", t.def.Name, prev, t.plan.Label))
 			continue
 		}
-		names[t.def.Name] = t.label
-		b.tools = append(b.tools, t)
+		names[t.def.Name] = t.plan.Label
+		c.tools = append(c.tools, t)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return b, nil
+	c.index()
+	return c, nil
+}
+
+// NewDegraded is the catalog of a bridge whose spec could not be loaded:
+// only the ping tool, which reports reason.
+func NewDegraded(reason string, opts Options) (*Catalog, error) {
+	c, err := newCatalog(opts)
+	if err != nil {
+		return nil, err
+	}
+	c.degraded = reason
+	c.index()
+	return c, nil
+}
+
+// index adds the built-in ping tool and the name index.
+func (c *Catalog) index() {
+	c.byName = make(map[string]*Tool, len(c.tools)+1)
+	for _, t := range c.tools {
+		c.byName[t.def.Name] = t
+	}
+	p := pingTool(c.byName)
+	c.tools = append(c.tools, p)
+	c.byName[p.def.Name] = p
 }
 
 // buildResult is one operation's outcome in buildAll.
 type buildResult struct {
-	tool *tool
+	tool *Tool
 	err  error
 }
 
 // buildAll prepares every operation, on all cores: building reads the spec
 // and writes only each tool's own state, and the order of the results is
 // the order of ops, so the outcome does not depend on scheduling.
-func (b *Bridge) buildAll(ops []whitelist.Operation) []buildResult {
+func (c *Catalog) buildAll(ops []whitelist.Operation) []buildResult {
 	out := make([]buildResult, len(ops))
 	workers := min(runtime.GOMAXPROCS(0), len(ops))
 	var next atomic.Int64
@@ -164,7 +185,7 @@ func (b *Bridge) buildAll(ops []whitelist.Operation) []buildResult {
 					return
 				}
 				if ops[i].Op != nil {
-					out[i].tool, out[i].err = b.buildTool(ops[i])
+					out[i].tool, out[i].err = c.buildTool(ops[i])
 				}
 			}
 		}()
@@ -173,16 +194,16 @@ func (b *Bridge) buildAll(ops []whitelist.Operation) []buildResult {
 	return out
 }
 
-func (b *Bridge) maxOutputSchema() int {
-	if b.opts.MaxOutputSchemaBytes == 0 {
+func (c *Catalog) maxOutputSchema() int {
+	if c.opts.MaxOutputSchemaBytes == 0 {
 		return 16 << 10
 	}
-	return b.opts.MaxOutputSchemaBytes
+	return c.opts.MaxOutputSchemaBytes
 }
 
-// newBridge applies defaults and prepares the runtime dependencies shared
-// by every tool.
-func newBridge(opts Options) (*Bridge, error) {
+// newCatalog applies defaults and prepares the dependencies shared by
+// every tool.
+func newCatalog(opts Options) (*Catalog, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
 	}
@@ -192,45 +213,43 @@ func newBridge(opts Options) (*Bridge, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	b := &Bridge{opts: opts, log: opts.Logger, client: opts.Client}
-	if b.log == nil {
-		b.log = zap.NewNop()
+	c := &Catalog{opts: opts, log: opts.Logger, client: opts.Client}
+	if c.log == nil {
+		c.log = zap.NewNop()
 	}
-	if b.client == nil {
-		b.client = NewUpstreamClient(UpstreamOptions{Logger: b.log})
+	if c.client == nil {
+		c.client = upstream.New(upstream.Options{Logger: c.log})
 	}
-	b.userAgent = "mcpbridge/" + opts.Version
+	c.userAgent = "mcpbridge/" + opts.Version
 	var errs []error
 	if opts.BaseURL != "" {
-		u, err := ParseBaseURL(opts.BaseURL)
+		u, err := request.ParseBaseURL(opts.BaseURL)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		b.base = u
+		c.base = u
 	}
-	creds, err := prepareCredentials(opts.Credentials)
+	creds, err := opts.Credentials.Prepare()
 	if err != nil {
 		errs = append(errs, err)
 	}
-	b.creds = creds
-	b.redactor = opts.Redactor
+	c.creds = creds
 	rules := opts.Rules
-	rules.Secrets = append(append([]string(nil), rules.Secrets...), opts.Credentials.secrets()...)
-	if b.redactor == nil || len(opts.Credentials.secrets()) > 0 {
-		if b.redactor, err = sanitizer.New(rules); err != nil {
-			errs = append(errs, fmt.Errorf("sanitizer rules: %w", err))
-		}
+	rules.Secrets = append(append([]string(nil), rules.Secrets...), opts.Credentials.Secrets()...)
+	if c.redactor, err = sanitizer.New(rules); err != nil {
+		errs = append(errs, fmt.Errorf("sanitizer rules: %w", err))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return b, nil
+	c.shaper = result.Shaper{Redactor: c.redactor, Log: c.log}
+	return c, nil
 }
 
 // baseFor picks the base URL of an operation: operation-level servers, then
 // path-level servers (when allowed), then Options.BaseURL.
-func (b *Bridge) baseFor(op whitelist.Operation) (*url.URL, error) {
-	if b.opts.UseOperationServers {
+func (c *Catalog) baseFor(op whitelist.Operation) (*url.URL, error) {
+	if c.opts.UseOperationServers {
 		var servers openapi3.Servers
 		if op.Op.Servers != nil && len(*op.Op.Servers) > 0 {
 			servers = *op.Op.Servers
@@ -238,73 +257,67 @@ func (b *Bridge) baseFor(op whitelist.Operation) (*url.URL, error) {
 			servers = op.PathItem.Servers
 		}
 		if len(servers) > 0 {
-			raw, err := ServerURL(servers, b.opts.ServerVariables, b.opts.SpecLocation)
+			raw, err := request.ServerURL(servers, c.opts.ServerVariables, c.opts.SpecLocation)
 			if err != nil {
 				return nil, fmt.Errorf("operation servers: %w", err)
 			}
 			return url.Parse(raw)
 		}
 	}
-	if b.base == nil {
+	if c.base == nil {
 		return nil, fmt.Errorf("no upstream base URL: the spec declares no usable server; set --upstream")
 	}
-	return b.base, nil
+	return c.base, nil
 }
 
-// Tools returns the tool definitions in registration order, exactly as
-// tools/list presents them.
-func (b *Bridge) Tools() []*mcp.Tool {
-	out := make([]*mcp.Tool, len(b.tools))
-	for i, t := range b.tools {
+// Tools returns the tools in tools/list order: the operations, then the
+// built-in ping tool.
+func (c *Catalog) Tools() []*Tool { return c.tools }
+
+// Defs returns the tool definitions in tools/list order. They are shared:
+// never modify them.
+func (c *Catalog) Defs() []*mcp.Tool {
+	out := make([]*mcp.Tool, len(c.tools))
+	for i, t := range c.tools {
 		out[i] = t.def
 	}
 	return out
 }
 
-// Skipped lists the operations that could not become tools.
-func (b *Bridge) Skipped() []Skipped { return b.skipped }
-
-// Len is the number of tools.
-func (b *Bridge) Len() int { return len(b.tools) }
-
-// Register adds every tool, and the built-in ping tool, to s. Call it
-// before s serves any session.
-//
-// Server.AddTool unmarshals a json.RawMessage schema up to three times to
-// check it (GitHub's 1,224 tools: ~100 ms, most of a cached restart). The
-// schemas were built as objects and marshaled by the bridge itself, so each
-// tool is added with a typed object stub, which AddTool checks by its Type
-// alone, and the stored definition then gets its real bytes back. go-sdk
-// keeps the *Tool it is given; TestGoldenToolsList fails if that changes.
-func (b *Bridge) Register(s *mcp.Server) {
-	taken := map[string]bool{}
-	stub := &jsonschema.Schema{Type: "object"}
-	for _, t := range b.tools {
-		in, out := t.def.InputSchema, t.def.OutputSchema
-		t.def.InputSchema = stub
-		if out != nil {
-			t.def.OutputSchema = stub
-		}
-		s.AddTool(t.def, b.handler(t))
-		t.def.InputSchema, t.def.OutputSchema = in, out
-		taken[t.def.Name] = true
-	}
-	AddPing(s, b.PingInfo(), taken)
+// Lookup returns the tool named name.
+func (c *Catalog) Lookup(name string) (*Tool, bool) {
+	t, ok := c.byName[name]
+	return t, ok
 }
 
-// PingInfo describes this bridge for the ping tool.
-func (b *Bridge) PingInfo() PingInfo {
+// Skipped lists the operations that could not become tools.
+func (c *Catalog) Skipped() []Skipped { return c.skipped }
+
+// Len is the number of operation tools (ping not counted).
+func (c *Catalog) Len() int { return len(c.tools) - 1 }
+
+// Degraded is why the catalog serves only ping ("" when it is not
+// degraded).
+func (c *Catalog) Degraded() string { return c.degraded }
+
+// Redactor is the sanitizer every answer of this catalog passes through.
+func (c *Catalog) Redactor() *sanitizer.Redactor { return c.redactor }
+
+// PingInfo describes this catalog for the ping tool.
+func (c *Catalog) PingInfo() PingInfo {
 	base := ""
-	if b.base != nil {
-		base = b.base.String()
+	if c.base != nil {
+		base = c.base.String()
 	}
 	return PingInfo{
 		Bridge:      "mcpbridge",
-		Version:     b.opts.Version,
+		Version:     c.opts.Version,
 		Upstream:    base,
-		SpecTitle:   b.opts.SpecTitle,
-		SpecVersion: b.opts.SpecVersion,
-		Tools:       len(b.tools),
+		SpecTitle:   c.opts.SpecTitle,
+		SpecVersion: c.opts.SpecVersion,
+		Tools:       c.Len(),
+		Degraded:    c.degraded != "",
+		Reason:      c.degraded,
 	}
 }
 

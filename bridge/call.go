@@ -6,85 +6,130 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/bridge/result"
+	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 )
 
-// handler returns the MCP tool handler for t: a closure over the prepared
-// tool, so a call never looks anything up in the spec.
-func (b *Bridge) handler(t *tool) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var raw json.RawMessage
-		if req != nil && req.Params != nil {
-			raw = req.Params.Arguments
-		}
-		return b.call(ctx, t, raw, newReporter(req, b.log)), nil
-	}
-}
-
-// call runs one tool call. Every failure an agent could fix or retry comes
-// back as an IsError result with a safe message; details go to the log.
-func (b *Bridge) call(ctx context.Context, t *tool, raw json.RawMessage, rep reporter) *mcp.CallToolResult {
-	start := time.Now()
-	args, err := decodeArgs(raw)
+// call runs one upstream tool call: validate, build the request, send it,
+// shape the answer, redact. Every failure an agent could fix or retry comes
+// back as an IsError result with a safe message and its kind; the detail
+// goes to the outcome (for logs) and the log.
+func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
+	out := &Outcome{}
+	args, err := decodeArgs(call.Args)
 	if err != nil {
-		return b.toolError(t, err, start)
+		return c.fail(out, t, err)
 	}
-	input, err := t.input.resolved()
+	input, err := t.input.Resolved()
 	if err != nil {
-		return b.toolError(t, fmt.Errorf("input schema of %s: %w", t.label, err), start)
+		return c.fail(out, t, fmt.Errorf("input schema of %s: %w", t.plan.Label, err))
 	}
 	if err := input.Validate(args); err != nil {
-		return b.toolError(t, schemaArgumentError(err), start)
+		return c.fail(out, t, schemaArgumentError(err))
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
+	var attempts atomic.Int32
+	ctx = upstream.WithAttempts(ctx, &attempts)
 	if t.retry {
-		ctx = withRetry(ctx)
+		ctx = upstream.WithRetry(ctx)
 	}
-	req, err := b.buildRequest(ctx, t, args)
+	req, err := t.plan.Build(ctx, args, c.creds, c.userAgent)
 	if err != nil {
-		return b.toolError(t, err, start)
+		return c.fail(out, t, err)
 	}
-	rep.step(ctx, 1, "calling "+t.label)
-	resp, err := b.client.Do(req)
+	step(ctx, call.Progress, 1, "calling "+t.plan.Label)
+	sent := time.Now()
+	resp, err := c.client.Do(req)
+	out.Attempts = max(1, int(attempts.Load()))
 	if err != nil {
+		out.Upstream = time.Since(sent)
 		switch {
 		case errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded:
+			out.Kind = Timeout
 			err = fmt.Errorf("%w: no answer within %s", ErrUpstreamUnavailable, t.timeout)
 		case errors.Is(err, context.Canceled):
 			err = fmt.Errorf("%w: the call was cancelled", ErrUpstreamUnavailable)
 		default:
-			b.log.Warn("upstream request failed", zap.String("tool", t.def.Name), zap.String("error", b.redactor.RedactString(err.Error())))
-			err = fmt.Errorf("%w: %s", ErrUpstreamUnavailable, connErrorKind(err))
+			c.log.Warn("upstream request failed", zap.String("tool", t.def.Name), zap.String("error", c.redactor.RedactString(err.Error())))
+			err = fmt.Errorf("%w: %s", ErrUpstreamUnavailable, upstream.FailureKind(err))
 		}
-		return b.toolError(t, err, start)
+		return c.fail(out, t, err)
 	}
 	defer resp.Body.Close()
-	rep.step(ctx, 2, fmt.Sprintf("%s: upstream answered HTTP %d", t.label, resp.StatusCode))
-	body, err := readLimited(resp.Body, resp.ContentLength, b.opts.MaxResponseBytes)
+	out.Status = resp.StatusCode
+	step(ctx, call.Progress, 2, fmt.Sprintf("%s: upstream answered HTTP %d", t.plan.Label, resp.StatusCode))
+	body, err := upstream.ReadLimited(resp.Body, resp.ContentLength, c.opts.MaxResponseBytes)
+	out.Upstream = time.Since(sent)
 	if err != nil {
 		if !errors.Is(err, ErrResponseTooLarge) {
 			if ctx.Err() != nil {
+				out.Kind = Timeout
 				err = fmt.Errorf("%w: no complete answer within %s", ErrUpstreamUnavailable, t.timeout)
 			} else {
-				err = fmt.Errorf("%w: reading the response failed (%s)", ErrUpstreamUnavailable, connErrorKind(err))
+				err = fmt.Errorf("%w: reading the response failed (%s)", ErrUpstreamUnavailable, upstream.FailureKind(err))
 			}
 		} else {
-			err = fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, b.opts.MaxResponseBytes)
+			err = fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, c.opts.MaxResponseBytes)
 		}
-		return b.toolError(t, err, start)
+		return c.fail(out, t, err)
 	}
-	rep.step(ctx, 3, fmt.Sprintf("%s: received %d bytes", t.label, len(body)))
-	res := b.result(t, resp, body)
-	if ce := b.log.Check(zap.DebugLevel, "tool call"); ce != nil {
-		ce.Write(zap.String("tool", t.def.Name), zap.Int("status", resp.StatusCode), zap.Int("bytes", len(body)), zap.Duration("took", time.Since(start)))
+	out.BytesOut = int64(len(body))
+	step(ctx, call.Progress, 3, fmt.Sprintf("%s: received %d bytes", t.plan.Label, len(body)))
+	out.Result = c.shaper.Shape(result.Tool{Name: t.def.Name, Output: &t.output}, resp.StatusCode, resp.Header, body)
+	out.Kind = KindOfStatus(resp.StatusCode)
+	if out.Kind != OK {
+		out.Detail = fmt.Sprintf("upstream answered HTTP %d", resp.StatusCode)
 	}
-	return res
+	if ce := c.log.Check(zap.DebugLevel, "tool call"); ce != nil {
+		ce.Write(zap.String("tool", t.def.Name), zap.Int("status", resp.StatusCode), zap.Int("bytes", len(body)))
+	}
+	return out
+}
+
+// callSteps is the number of progress steps a call reports: request sent,
+// response headers received, response body read.
+const callSteps = 3
+
+func step(ctx context.Context, p Progress, n int, msg string) {
+	if p != nil {
+		p.Step(ctx, n, callSteps, msg)
+	}
+}
+
+// fail completes out for a call that failed with err: an IsError result
+// with a safe message, the kind, and the redacted detail.
+func (c *Catalog) fail(out *Outcome, t *Tool, err error) *Outcome {
+	detail := c.redactor.RedactString(err.Error())
+	out.Detail = detail
+	var argErr *ArgumentError
+	switch {
+	case errors.As(err, &argErr):
+		out.Kind = BadArguments
+		c.log.Debug("bad tool arguments", zap.String("tool", t.def.Name), zap.String("reason", detail))
+		out.Result = result.Error(detail)
+	case errors.Is(err, ErrResponseTooLarge):
+		out.Kind = TooLarge
+		c.log.Warn("tool call failed", zap.String("tool", t.def.Name), zap.String("reason", detail))
+		out.Result = result.Error(detail)
+	case errors.Is(err, ErrUpstreamUnavailable):
+		if out.Kind != Timeout {
+			out.Kind = Unavailable
+		}
+		c.log.Warn("tool call failed", zap.String("tool", t.def.Name), zap.String("reason", detail))
+		out.Result = result.Error(detail)
+	default:
+		out.Kind = ToolError
+		c.log.Error("tool call failed", zap.String("tool", t.def.Name), zap.String("error", detail))
+		out.Result = result.Error("internal error while calling " + t.plan.Label)
+	}
+	return out
 }
 
 // decodeArgs parses the arguments object. Numbers are kept exact: integers
@@ -175,53 +220,4 @@ func schemaPathField(path string) string {
 		}
 	}
 	return strings.Join(out, ".")
-}
-
-// readLimited reads at most max bytes; more is ErrResponseTooLarge. A known
-// length sizes the buffer once instead of growing it by doubling.
-func readLimited(r io.Reader, length, max int64) ([]byte, error) {
-	if length > max {
-		return nil, ErrResponseTooLarge
-	}
-	if length < 0 {
-		body, err := io.ReadAll(io.LimitReader(r, max+1))
-		if err != nil {
-			return nil, err
-		}
-		if int64(len(body)) > max {
-			return nil, ErrResponseTooLarge
-		}
-		return body, nil
-	}
-	buf := make([]byte, length)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return nil, err
-	}
-	// The declared length was honoured; anything more is a broken upstream.
-	var one [1]byte
-	if n, _ := r.Read(one[:]); n > 0 {
-		return nil, fmt.Errorf("upstream sent more than its Content-Length")
-	}
-	return buf, nil
-}
-
-// connErrorKind names a transport failure without echoing the URL (which
-// may carry a query credential).
-func connErrorKind(err error) string {
-	s := err.Error()
-	switch {
-	case strings.Contains(s, "connection refused"):
-		return "connection refused"
-	case strings.Contains(s, "connection reset"):
-		return "connection reset by the upstream"
-	case strings.Contains(s, "no such host"):
-		return "host not found"
-	case strings.Contains(s, "EOF"):
-		return "the upstream closed the connection"
-	case strings.Contains(s, "tls") || strings.Contains(s, "x509"):
-		return "TLS handshake failed"
-	case strings.Contains(s, "timeout"):
-		return "timed out"
-	}
-	return "transport error"
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // benchTool builds one petstore tool for the call-path micro-benchmarks.
-func benchTool(b *testing.B, name string) (*Bridge, *tool) {
+func benchTool(b *testing.B, name string) (*Catalog, *Tool) {
 	b.Helper()
 	res, err := specloader.Load(b.Context(), "../testdata/specs/petstore.3.0.yaml", specloader.Options{})
 	if err != nil {
@@ -38,7 +38,7 @@ var benchArgs = json.RawMessage(`{"body":{"id":10,"name":"doggie","category":{"i
 // BenchmarkValidateArgs: decode and validate one call's arguments.
 func BenchmarkValidateArgs(b *testing.B) {
 	_, t := benchTool(b, "addPet")
-	in, err := t.input.resolved()
+	in, err := t.input.Resolved()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func BenchmarkBuildRequest(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := br.buildRequest(ctx, t, args); err != nil {
+		if _, err := t.plan.Build(ctx, args, br.creds, br.userAgent); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -78,7 +78,7 @@ func BenchmarkBuildRequestQuery(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := br.buildRequest(ctx, t, args); err != nil {
+		if _, err := t.plan.Build(ctx, args, br.creds, br.userAgent); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -136,7 +136,7 @@ func corpusSkipUnderRace(t *testing.T, name string) {
 
 // corpusBridge selects every operation of a loaded spec and builds a
 // bridge toward baseURL.
-func corpusBridge(t testing.TB, res *specloader.Result, baseURL string, client bridge.Doer) (*bridge.Bridge, []whitelist.Operation) {
+func corpusBridge(t testing.TB, res *specloader.Result, baseURL string, client bridge.Doer) (*bridge.Catalog, []whitelist.Operation) {
 	t.Helper()
 	ops, err := whitelist.All().Select(res.Doc)
 	if err != nil {
@@ -193,7 +193,7 @@ func TestCorpus(t *testing.T) {
 			for _, s := range b.Skipped() {
 				skipped[s.Operation] = s.Reason
 			}
-			got := corpusWant{Version: res.Version, Operations: len(ops), Tools: len(b.Tools())}
+			got := corpusWant{Version: res.Version, Operations: len(ops), Tools: len(b.OperationDefs())}
 			wantCounts := want
 			wantCounts.Skipped = nil
 			if diff := cmp.Diff(wantCounts, got); diff != "" {
@@ -217,7 +217,7 @@ func TestCorpus(t *testing.T) {
 				}
 			}
 			names := map[string]bool{}
-			for _, tool := range b.Tools() {
+			for _, tool := range b.OperationDefs() {
 				if !corpusToolName.MatchString(tool.Name) {
 					t.Errorf("tool name %q does not match %s", tool.Name, corpusToolName)
 				}

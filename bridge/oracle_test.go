@@ -251,7 +251,7 @@ func oracleSpec(t *testing.T, name string) corpusStats {
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
 	b, ops := corpusBridge(t, res, srv.URL, srv.Client())
-	row := corpusStats{Spec: name, Version: res.Version, Operations: len(ops), Tools: len(b.Tools()), Skips: len(b.Skipped())}
+	row := corpusStats{Spec: name, Version: res.Version, Operations: len(ops), Tools: len(b.OperationDefs()), Skips: len(b.Skipped())}
 	for _, s := range b.Skipped() {
 		row.SkipReasons = append(row.SkipReasons, s.Operation+": "+s.Reason)
 	}
@@ -270,7 +270,7 @@ func oracleSpec(t *testing.T, name string) corpusStats {
 	}
 	exceptions := oracleExceptions[name]
 	seen := map[string]bool{}
-	tools := b.Tools()
+	tools := b.OperationDefs()
 	ti := 0
 	for _, op := range ops {
 		label := bridge.OperationLabel(op.Method, op.Path)

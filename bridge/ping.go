@@ -1,10 +1,11 @@
 package bridge
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/bridge/schema"
 )
 
 // PingInfo is what the built-in ping tool reports.
@@ -17,29 +18,34 @@ type PingInfo struct {
 	Tools       int    `json:"tools"`
 	Degraded    bool   `json:"degraded"`
 	Reason      string `json:"reason,omitempty"`
+	// LastReload is the outcome of the last reload attempt, when there was
+	// one: "ok", "unchanged", or why it failed (the old tools keep serving).
+	LastReload string `json:"lastReload,omitempty"`
 }
 
 // PingToolName is the built-in tool's name; when an operation already uses
 // it, the built-in becomes "mcpbridge_ping".
 const PingToolName = "ping"
 
-// AddPing registers the built-in ping tool, which answers without calling
-// the upstream. taken lists tool names already in use.
-func AddPing(s *mcp.Server, info PingInfo, taken map[string]bool) {
+const pingInput = `{"type":"object","properties":{}}`
+
+// pingTool is the built-in ping tool for a catalog whose other tools are
+// taken.
+func pingTool(taken map[string]*Tool) *Tool {
 	name := PingToolName
-	if taken[name] {
+	if _, ok := taken[name]; ok {
 		name = "mcpbridge_ping"
 	}
-	body, _ := json.Marshal(info) // a struct of strings, ints and bools cannot fail
-	desc := "Reports the bridge's health: version, upstream base URL, spec title and version, tool count, and whether it runs degraded. Does not call the upstream."
 	tr := true
-	s.AddTool(&mcp.Tool{
-		Name:        name,
-		Title:       "Bridge health",
-		Description: desc,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &tr, Title: "Bridge health"},
-	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}, nil
-	})
+	return &Tool{
+		def: &mcp.Tool{
+			Name:        name,
+			Title:       "Bridge health",
+			Description: "Reports the bridge's health: version, upstream base URL, spec title and version, tool count, whether it runs degraded, and the last reload. Does not call the upstream.",
+			InputSchema: json.RawMessage(pingInput),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &tr, Title: "Bridge health"},
+		},
+		input:   schema.NewLazy(json.RawMessage(pingInput)),
+		builtin: builtinPing,
+	}
 }

@@ -6,14 +6,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
 )
 
 // connect registers the bridge on a go-sdk server and connects a
 // go-sdk client to it in memory.
-func connect(t *testing.T, b *bridge.Bridge) *mcp.ClientSession {
+func connect(t *testing.T, b *bridge.Catalog) *mcp.ClientSession {
 	t.Helper()
-	server := mcp.NewServer(&mcp.Implementation{Name: "mcpbridge", Version: "test"}, nil)
-	b.Register(server)
+	server := mcpx.New(bridge.NewRuntime(b), mcpx.Options{Version: "test"}).MCP()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(t.Context(), st, nil)
 	if err != nil {

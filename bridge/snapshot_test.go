@@ -55,8 +55,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	toJSON := func(b *bridge.Bridge) string {
-		raw, err := json.Marshal(b.Tools())
+	toJSON := func(b *bridge.Catalog) string {
+		raw, err := json.Marshal(b.OperationDefs())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		{"addPet", map[string]any{"body": map[string]any{"name": "rex", "photoUrls": []any{"u"}}}},
 		{"uploadFile", map[string]any{"petId": 7, "body": map[string]any{"file": "aGVsbG8=", "additionalMetadata": "m"}}},
 	}
-	run := func(b *bridge.Bridge) []string {
+	run := func(b *bridge.Catalog) []string {
 		got = nil
 		cs := connect(t, b)
 		for _, c := range calls {

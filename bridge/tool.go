@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,38 +15,72 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 
+	"github.com/mcpbridge/mcpbridge/bridge/request"
+	"github.com/mcpbridge/mcpbridge/bridge/schema"
 	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
-// bodyArg is the input-schema property that carries the request body.
-const bodyArg = "body"
-
-// tool is one prepared operation: everything a call needs, computed once.
-type tool struct {
+// Tool is one prepared operation: its MCP definition and everything a call
+// needs, computed once. A Tool is immutable once built: it may be listed
+// and called concurrently, and kept by calls that started before a swap.
+type Tool struct {
 	def     *mcp.Tool
-	label   string // "GET /pets/{petId}", for logs and messages
-	method  string
-	base    *url.URL
-	path    []pathSeg
-	params  []argParam
-	body    *bodySpec
-	input   lazySchema // validates arguments
-	output  lazySchema // validates structured output; empty: no output schema
+	plan    request.Plan
+	input   schema.Lazy // validates arguments
+	output  schema.Lazy // validates structured output; empty: no output schema
 	timeout time.Duration
 	retry   bool
-	accept  string
+	builtin builtin // non-zero: answered by the bridge itself (ping)
 }
 
-// pathSeg is a literal, already escaped, or a reference to a path parameter.
-type pathSeg struct {
-	Lit   string
-	Param int // index into tool.params; -1 for a literal
+// builtin names the tools the bridge answers itself.
+type builtin uint8
+
+const (
+	notBuiltin builtin = iota
+	builtinPing
+)
+
+// Def is the tool's MCP definition, exactly as tools/list presents it. It
+// is shared: never modify it (copy it first).
+func (t *Tool) Def() *mcp.Tool { return t.def }
+
+// Name is the tool name.
+func (t *Tool) Name() string { return t.def.Name }
+
+// Label is "METHOD /path" for an operation, the tool name for a built-in.
+func (t *Tool) Label() string {
+	if t.builtin != notBuiltin {
+		return t.def.Name
+	}
+	return t.plan.Label
 }
 
-// argParam binds an argument name to a parameter's serialization plan.
-type argParam struct {
-	arg  string
-	spec paramSpec
+// Builtin reports whether the bridge answers the tool itself, without
+// calling the upstream.
+func (t *Tool) Builtin() bool { return t.builtin != notBuiltin }
+
+// ReadOnly reports the tool's readOnlyHint.
+func (t *Tool) ReadOnly() bool { return t.def.Annotations != nil && t.def.Annotations.ReadOnlyHint }
+
+// Plan is the request plan (the zero Plan for a built-in).
+func (t *Tool) Plan() *request.Plan { return &t.plan }
+
+// InputSchema is the validator of the tool's arguments.
+func (t *Tool) InputSchema() *schema.Lazy { return &t.input }
+
+// SameDefinition reports whether a and b present the same definition to a
+// client (name, title, description, annotations, schemas): swapping one for
+// the other need not tell anybody.
+func SameDefinition(a, b *Tool) bool {
+	da, db := a.def, b.def
+	if da.Name != db.Name || da.Title != db.Title || da.Description != db.Description ||
+		!bytes.Equal(a.input.Raw(), b.input.Raw()) || !bytes.Equal(a.output.Raw(), b.output.Raw()) {
+		return false
+	}
+	ja, _ := json.Marshal(da.Annotations) // plain data: cannot fail
+	jb, _ := json.Marshal(db.Annotations)
+	return bytes.Equal(ja, jb)
 }
 
 // ignoredHeaders are header parameters OpenAPI says to ignore: the bridge
@@ -54,26 +89,24 @@ var ignoredHeaders = map[string]bool{"accept": true, "content-type": true, "auth
 
 // buildTool prepares one operation. A *buildError means the operation cannot
 // be expressed as a tool; it is reported and skipped.
-func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
+func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	label := op.Method + " " + op.Path
 	fail := func(format string, args ...any) error {
 		return &buildError{op: label, reason: fmt.Sprintf(format, args...)}
 	}
 	o := op.Op
-	t := &tool{
-		label:   label,
-		method:  op.Method,
+	t := &Tool{
+		plan:    request.Plan{Label: label, Method: op.Method},
 		timeout: op.Timeout,
 	}
 	if t.timeout == 0 {
-		t.timeout = b.opts.Timeout
+		t.timeout = c.opts.Timeout
 	}
 
-	base, err := b.baseFor(op)
+	base, err := c.baseFor(op)
 	if err != nil {
 		return nil, fail("%v", err)
 	}
-	t.base = base
 
 	// Parameters: path-item level first, overridden by operation level
 	// (same name and location).
@@ -107,13 +140,13 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 	locRank := map[string]int{"path": 0, "query": 1, "header": 2, "cookie": 3}
 	sort.SliceStable(order, func(i, j int) bool { return locRank[order[i].in] < locRank[order[j].in] })
 
-	conv := newSchemaConverter(dirRequest)
+	conv := schema.NewConverter(schema.Request)
 	props := map[string]*jsonschema.Schema{}
 	var propOrder []string
 	var required []string // required argument names
 	taken := map[string]bool{}
 	if o.RequestBody != nil {
-		taken[bodyArg] = true
+		taken[request.BodyArg] = true
 	}
 	pathIndex := map[string]int{}
 	for _, k := range order {
@@ -121,7 +154,7 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 		if p.In == "header" && ignoredHeaders[strings.ToLower(p.Name)] {
 			continue
 		}
-		spec, err := newParamSpec(p)
+		spec, err := request.NewParamSpec(p)
 		if err != nil {
 			return nil, fail("parameter %q in %s: %v", p.Name, p.In, err)
 		}
@@ -136,11 +169,11 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 		var s *jsonschema.Schema
 		switch {
 		case p.Schema != nil:
-			s = conv.convert(p.Schema)
+			s = conv.Convert(p.Schema)
 		case len(p.Content) > 0:
 			for _, mt := range p.Content {
 				if mt != nil && mt.Schema != nil {
-					s = conv.convert(mt.Schema)
+					s = conv.Convert(mt.Schema)
 				}
 				break
 			}
@@ -148,15 +181,15 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 		if s == nil {
 			s = &jsonschema.Schema{}
 		}
-		s = withDescription(s, p.Description, p.Deprecated)
+		s = schema.WithDescription(s, p.Description, p.Deprecated)
 		props[arg] = s
 		propOrder = append(propOrder, arg)
 		if p.Required || p.In == "path" {
 			required = append(required, arg)
 		}
-		t.params = append(t.params, argParam{arg: arg, spec: spec})
+		t.plan.Params = append(t.plan.Params, request.Param{Arg: arg, Spec: spec})
 		if p.In == "path" {
-			pathIndex[p.Name] = len(t.params) - 1
+			pathIndex[p.Name] = len(t.plan.Params) - 1
 		}
 	}
 
@@ -168,36 +201,37 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 	if err != nil {
 		return nil, fail("%v", err)
 	}
-	t.path = segs
+	t.plan.Path = segs
 	if fixedQuery != "" {
 		// Sent before the parameters, like a query in the base URL.
-		withQuery := *t.base
+		withQuery := *base
 		if withQuery.RawQuery != "" {
 			withQuery.RawQuery += "&"
 		}
 		withQuery.RawQuery += fixedQuery
-		t.base = &withQuery
+		base = &withQuery
 	}
+	t.plan.Base = base.String()
 
 	if o.RequestBody != nil {
 		rb := o.RequestBody.Value
 		if rb == nil {
 			return nil, fail("unresolved request body reference")
 		}
-		bs, err := newBodySpec(rb)
+		bs, err := request.NewBody(rb)
 		if err != nil {
 			return nil, fail("request body: %v", err)
 		}
 		if bs != nil {
-			t.body = bs
-			s := bodySchema(conv, rb, bs)
+			t.plan.Body = bs
+			s := request.BodySchema(conv, rb, bs)
 			if rb.Description != "" && s.Description == "" {
-				s = withDescription(s, rb.Description, false)
+				s = schema.WithDescription(s, rb.Description, false)
 			}
-			props[bodyArg] = s
-			propOrder = append(propOrder, bodyArg)
+			props[request.BodyArg] = s
+			propOrder = append(propOrder, request.BodyArg)
 			if rb.Required {
-				required = append(required, bodyArg)
+				required = append(required, request.BodyArg)
 			}
 		}
 	}
@@ -208,43 +242,43 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 		PropertyOrder:        propOrder,
 		Required:             required,
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-		Defs:                 conv.defs(),
+		Defs:                 conv.Defs(),
 	}
 	if len(props) == 0 {
 		root.Properties = nil
 	}
-	if b.opts.VerifySchemas {
+	if c.opts.VerifySchemas {
 		if _, err := root.Resolve(&jsonschema.ResolveOptions{}); err != nil {
 			return nil, fail("input schema: %v", err)
 		}
 	}
-	inRaw, err := marshalSchema(root)
+	inRaw, err := schema.Marshal(root)
 	if err != nil {
 		return nil, fail("marshaling input schema: %v", err)
 	}
-	t.input = newLazySchema(inRaw)
+	t.input = schema.NewLazy(inRaw)
 
 	var outRaw json.RawMessage
-	if out := outputSchema(o); out != nil {
-		raw, err := marshalSchema(out)
+	if out := schema.Output(o); out != nil {
+		raw, err := schema.Marshal(out)
 		switch {
 		case err != nil:
-			b.log.Debug("output schema dropped", zap.String("op", label), zap.Error(err))
-		case b.opts.MaxOutputSchemaBytes >= 0 && len(raw) > b.maxOutputSchema():
-			b.log.Debug("output schema over the size limit, left out", zap.String("op", label), zap.Int("bytes", len(raw)))
+			c.log.Debug("output schema dropped", zap.String("op", label), zap.Error(err))
+		case c.opts.MaxOutputSchemaBytes >= 0 && len(raw) > c.maxOutputSchema():
+			c.log.Debug("output schema over the size limit, left out", zap.String("op", label), zap.Int("bytes", len(raw)))
 		default:
-			if b.opts.VerifySchemas {
+			if c.opts.VerifySchemas {
 				if _, err := out.Resolve(&jsonschema.ResolveOptions{}); err != nil {
-					b.log.Debug("output schema dropped", zap.String("op", label), zap.Error(err))
+					c.log.Debug("output schema dropped", zap.String("op", label), zap.Error(err))
 					break
 				}
 			}
 			outRaw = raw
-			t.output = newLazySchema(raw)
+			t.output = schema.NewLazy(raw)
 		}
 	}
 
-	t.accept = acceptHeader(o)
+	t.plan.Accept = acceptHeader(o)
 	ann, retry := annotations(op)
 	t.retry = retry
 	title := op.Title
@@ -262,22 +296,10 @@ func (b *Bridge) buildTool(op whitelist.Operation) (*tool, error) {
 	if outRaw != nil {
 		t.def.OutputSchema = outRaw
 	}
+	if err := t.plan.Prepare(); err != nil {
+		return nil, fail("%v", err)
+	}
 	return t, nil
-}
-
-// withDescription returns a shallow copy of s carrying the parameter's own
-// description and deprecation, without mutating a schema that may be shared.
-func withDescription(s *jsonschema.Schema, desc string, deprecated bool) *jsonschema.Schema {
-	desc = strings.TrimSpace(desc)
-	if desc == "" && !deprecated {
-		return s
-	}
-	cp := *s
-	if desc != "" {
-		cp.Description = desc
-	}
-	cp.Deprecated = cp.Deprecated || deprecated
-	return &cp
 }
 
 // splitPathKey separates what some path keys carry besides the path
@@ -304,24 +326,24 @@ func splitPathKey(key string) (template, query string, err error) {
 		if err1 != nil || err2 != nil || name == "" {
 			return "", "", fmt.Errorf("path %q has an invalid query string", key)
 		}
-		buf = encAppendPair(buf, name, value, encStrict)
+		buf = request.AppendQueryPair(buf, name, value)
 	}
 	return template, string(buf), nil
 }
 
 // parsePathTemplate splits "/a/{x}/b" into escaped literals and parameter
 // references. Every {name} must be a declared path parameter.
-func parsePathTemplate(path string, params map[string]int) ([]pathSeg, error) {
-	var segs []pathSeg
+func parsePathTemplate(path string, params map[string]int) ([]request.Seg, error) {
+	var segs []request.Seg
 	rest := path
 	for rest != "" {
 		i := strings.IndexByte(rest, '{')
 		if i < 0 {
-			segs = append(segs, pathSeg{Lit: escapeLiteral(rest), Param: -1})
+			segs = append(segs, request.Seg{Lit: escapeLiteral(rest), Param: -1})
 			break
 		}
 		if i > 0 {
-			segs = append(segs, pathSeg{Lit: escapeLiteral(rest[:i]), Param: -1})
+			segs = append(segs, request.Seg{Lit: escapeLiteral(rest[:i]), Param: -1})
 		}
 		j := strings.IndexByte(rest[i:], '}')
 		if j < 0 {
@@ -332,7 +354,7 @@ func parsePathTemplate(path string, params map[string]int) ([]pathSeg, error) {
 		if !ok {
 			return nil, fmt.Errorf("path template %q uses {%s}, which is not a declared path parameter", path, name)
 		}
-		segs = append(segs, pathSeg{Param: idx})
+		segs = append(segs, request.Seg{Param: idx})
 		rest = rest[i+j+1:]
 	}
 	return segs, nil

@@ -7,6 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
+	bupstream "github.com/mcpbridge/mcpbridge/bridge/upstream"
 	"github.com/mcpbridge/mcpbridge/specloader"
 	"github.com/mcpbridge/mcpbridge/whitelist"
 )
@@ -47,12 +49,11 @@ func BenchmarkCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	br, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: bridge.NewUpstreamClient(bridge.UpstreamOptions{})})
+	br, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: bupstream.New(bupstream.Options{})})
 	if err != nil {
 		b.Fatal(err)
 	}
-	bridgeServer := mcp.NewServer(&mcp.Implementation{Name: "mcpbridge", Version: "bench"}, nil)
-	br.Register(bridgeServer)
+	bridgeServer := mcpx.New(bridge.NewRuntime(br), mcpx.Options{Version: "bench"}).MCP()
 
 	for _, srv := range []struct {
 		name string
@@ -130,8 +131,7 @@ func BenchmarkStart(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				s := mcp.NewServer(&mcp.Implementation{Name: "mcpbridge", Version: "bench"}, &mcp.ServerOptions{PageSize: br.Len() + 2})
-				br.Register(s)
+				s := mcpx.New(bridge.NewRuntime(br), mcpx.Options{Version: "bench"}).MCP()
 				ct, st := mcp.NewInMemoryTransports()
 				ss, err := s.Connect(b.Context(), st, nil)
 				if err != nil {

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
 	"github.com/mcpbridge/mcpbridge/transport"
 )
 
@@ -111,6 +113,9 @@ type app struct {
 	// specData and whitelistData, when set, are used instead of cfg.Spec
 	// and cfg.Whitelist (the embedded demo).
 	specData, whitelistData []byte
+
+	clientOnce sync.Once
+	client     bridge.Doer // see upstreamClient
 }
 
 // retries maps the user's count (0 disables) to UpstreamOptions (0 means
@@ -122,39 +127,15 @@ func retries(n int) int {
 	return n
 }
 
-// newServer builds the MCP server and registers the tools (or only ping).
-func (a *app) newServer(bt *built) *mcp.Server {
-	impl := &mcp.Implementation{Name: "mcpbridge", Version: version}
-	n := 1
-	if bt.bridge != nil {
-		n += bt.bridge.Len()
-		if title := bt.bridge.PingInfo().SpecTitle; title != "" {
-			impl.Title = "mcpbridge: " + title
-		}
+// newRuntime puts the catalog behind the runtime and the MCP server.
+func (a *app) newRuntime(bt *built) (*bridge.Runtime, *mcpx.Server) {
+	rt := bridge.NewRuntime(bt.cat)
+	title := ""
+	if t := bt.cat.PingInfo().SpecTitle; t != "" {
+		title = "mcpbridge: " + t
 	}
-	pageSize := mcp.DefaultPageSize
-	if n >= pageSize {
-		pageSize = n + 1 // one page: many clients never follow nextCursor
-	}
-	s := mcp.NewServer(impl, &mcp.ServerOptions{
-		Logger:   slogFor(a.log),
-		PageSize: pageSize,
-		// Empty prompts and resources are declared because go-sdk answers
-		// prompts/list and resources/list anyway, and discovery must say so.
-		// The tool list never changes while serving, so no listChanged.
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:     &mcp.ToolCapabilities{},
-			Prompts:   &mcp.PromptCapabilities{},
-			Resources: &mcp.ResourceCapabilities{},
-			Logging:   &mcp.LoggingCapabilities{},
-		},
-	})
-	if bt.bridge == nil {
-		bridge.AddPing(s, bridge.PingInfo{Bridge: "mcpbridge", Version: version, Degraded: true, Reason: bt.degraded}, nil)
-		return s
-	}
-	bt.bridge.Register(s)
-	return s
+	srv := mcpx.New(rt, mcpx.Options{Version: version, Title: title, Logger: slogFor(a.log), Log: a.log})
+	return rt, srv
 }
 
 func (a *app) serve(ctx context.Context) error {
@@ -166,27 +147,32 @@ func (a *app) serve(ctx context.Context) error {
 }
 
 func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error {
-	s := a.newServer(bt)
+	rt, srv := a.newRuntime(bt)
 	// The parsed spec is garbage from here on (tools hold only their
 	// prepared plans): return its memory to the OS before serving, so idle
 	// RSS reflects the tools, not the document they came from.
 	bt.spec = nil
 	debug.FreeOSMemory()
-	if bt.bridge != nil {
-		a.log.Info("tools ready", zap.Int("tools", bt.bridge.Len()), zap.Int("operations", bt.ops), zap.Int("skipped", len(bt.bridge.Skipped())), zap.Bool("cached", bt.cached), zap.String("transport", a.cfg.Transport))
-		upstream = bt.bridge.PingInfo().Upstream
+	if bt.cat.Degraded() == "" {
+		a.log.Info("tools ready", zap.Int("tools", bt.cat.Len()), zap.Int("operations", bt.ops), zap.Int("skipped", len(bt.cat.Skipped())), zap.Bool("cached", bt.cached), zap.String("transport", a.cfg.Transport))
 	}
+	rl := newReloader(a, rt, bt)
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	watched := rl.watch(ctx)
+	defer func() { stop(); <-watched }()
+
 	if a.cfg.Transport == "http" {
-		opts, err := a.httpOptions(bt, upstream)
+		opts, err := a.httpOptions(rt, upstream)
 		if err != nil {
 			return err
 		}
-		return transport.ServeHTTP(ctx, s, opts, a.log)
+		return transport.ServeHTTP(ctx, srv.MCP(), opts, a.log)
 	}
-	return transport.ServeStdio(ctx, s, io.NopCloser(a.stdin), nopWriteCloser{a.stdout})
+	return transport.ServeStdio(ctx, srv.MCP(), io.NopCloser(a.stdin), nopWriteCloser{a.stdout})
 }
 
-func (a *app) httpOptions(bt *built, upstream string) (transport.HTTPOptions, error) {
+func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOptions, error) {
 	cfg := a.cfg
 	keys := append([]string(nil), cfg.APIKeys...)
 	if cfg.APIKeyFile != "" {
@@ -200,17 +186,22 @@ func (a *app) httpOptions(bt *built, upstream string) (transport.HTTPOptions, er
 			}
 		}
 	}
-	tools := 1
-	if bt.bridge != nil {
-		tools += bt.bridge.Len()
-	}
-	status := transport.Status{
-		Version:         version,
-		Transport:       "http",
-		UpstreamBaseURL: upstream,
-		Tools:           tools,
-		Degraded:        bt.bridge == nil,
-		Ready:           bt.bridge != nil,
+	// Status reads the catalog being served: /ready turns 200 when a
+	// degraded start recovers, and the tool count follows reloads.
+	status := func() transport.Status {
+		cat := rt.Catalog()
+		up := upstream
+		if up == "" {
+			up = cat.PingInfo().Upstream
+		}
+		return transport.Status{
+			Version:         version,
+			Transport:       "http",
+			UpstreamBaseURL: up,
+			Tools:           len(cat.Tools()),
+			Degraded:        cat.Degraded() != "",
+			Ready:           cat.Degraded() == "",
+		}
 	}
 	return transport.HTTPOptions{
 		Listen:               cfg.Listen,
@@ -228,7 +219,7 @@ func (a *app) httpOptions(bt *built, upstream string) (transport.HTTPOptions, er
 		MaxBodyBytes:         cfg.MaxBodyBytes,
 		KeepAlive:            cfg.KeepAlive,
 		ShutdownTimeout:      cfg.ShutdownTimeout,
-		Status:               func() transport.Status { return status },
+		Status:               status,
 		OnListen: func(addr net.Addr) {
 			a.log.Info("listening", zap.String("addr", addr.String()), zap.String("mcp", "http://"+addr.String()+"/mcp"), zap.String("sse", "http://"+addr.String()+"/sse"))
 		},
@@ -241,8 +232,8 @@ func (a *app) tools(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s := a.newServer(bt)
-	defs, err := listTools(ctx, s)
+	_, srv := a.newRuntime(bt)
+	defs, err := mcpx.ListTools(ctx, srv.MCP(), version)
 	if err != nil {
 		return err
 	}
@@ -262,35 +253,10 @@ func (a *app) tools(ctx context.Context) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, sk := range bt.bridge.Skipped() {
+	for _, sk := range bt.cat.Skipped() {
 		fmt.Fprintf(a.stdout, "skipped %s: %s\n", sk.Operation, sk.Reason)
 	}
 	return nil
-}
-
-// listTools asks the server for tools/list over an in-memory session, so
-// the output is exactly what a client receives.
-func listTools(ctx context.Context, s *mcp.Server) ([]*mcp.Tool, error) {
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		return nil, fmt.Errorf("connecting in-memory session: %w", err)
-	}
-	defer ss.Close()
-	c := mcp.NewClient(&mcp.Implementation{Name: "mcpbridge-tools", Version: version}, nil)
-	cs, err := c.Connect(ctx, ct, nil)
-	if err != nil {
-		return nil, fmt.Errorf("connecting in-memory client: %w", err)
-	}
-	defer cs.Close()
-	out := []*mcp.Tool{}
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("listing tools: %w", err)
-		}
-		out = append(out, t)
-	}
-	return out, nil
 }
 
 func (a *app) printStats(bt *built, defs []*mcp.Tool) error {
@@ -309,8 +275,8 @@ func (a *app) printStats(bt *built, defs []*mcp.Tool) error {
 		Tokens       int              `json:"toolsListTokensEstimate"`
 		ByReason     map[string]int   `json:"skippedByReason,omitempty"`
 	}{
-		Spec: a.cfg.Spec, Version: bt.spec.Version, Operations: bt.ops, Tools: bt.bridge.Len(),
-		Skipped: bt.bridge.Skipped(), Warnings: bt.spec.Warnings,
+		Spec: a.cfg.Spec, Version: bt.spec.Version, Operations: bt.ops, Tools: bt.cat.Len(),
+		Skipped: bt.cat.Skipped(), Warnings: bt.spec.Warnings,
 		PayloadBytes: len(payload), Tokens: len(payload) / 4,
 	}
 	if st.Skipped == nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,54 +13,93 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/request"
+	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 	"github.com/mcpbridge/mcpbridge/sanitizer"
 	"github.com/mcpbridge/mcpbridge/specloader"
 	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
-// built is the result of provisioning: a bridge, or a degraded reason.
+// built is the result of provisioning: a catalog (degraded when the spec
+// could not be fetched) and what it was built from.
 type built struct {
-	bridge   *bridge.Bridge
-	spec     *specloader.Result // nil when the tools came from the cache
-	ops      int
-	cached   bool
-	degraded string // non-empty: why only ping is served
+	cat    *bridge.Catalog
+	spec   *specloader.Result // nil when the tools came from the cache
+	ops    int
+	cached bool
+	inputs inputs
 }
 
-// build reads the spec, then either restores the tools from the cache
-// (same spec bytes, whitelist, options and binary) or parses the spec,
-// applies the whitelist and prepares the tools. A spec that cannot be
-// fetched gives a degraded result when degradeOK; anything else wrong is an
-// error.
-func (a *app) build(ctx context.Context, degradeOK, useCache bool) (*built, error) {
-	cfg := a.cfg
-	start := time.Now()
-	lopts := a.loaderOptions()
-	data := a.specData
-	var loc *url.URL
-	if data == nil {
+// inputs are the documents a catalog is built from, with their digest: a
+// reload whose inputs have the same digest changes nothing.
+type inputs struct {
+	spec, whitelist []byte
+	loc             *url.URL
+	sum             [sha256.Size]byte
+}
+
+// readInputs reads the spec (file, URL or embedded) and the whitelist.
+func (a *app) readInputs(ctx context.Context) (inputs, error) {
+	in := inputs{spec: a.specData}
+	if in.spec == nil {
 		var err error
-		data, loc, err = specloader.Read(ctx, cfg.Spec, lopts)
+		in.spec, in.loc, err = specloader.Read(ctx, a.cfg.Spec, a.loaderOptions())
 		if err != nil {
-			if degradeOK && errors.Is(err, specloader.ErrFetch) {
-				a.log.Error("spec could not be fetched; serving in degraded mode with only the ping tool", zap.String("spec", cfg.Spec), zap.Error(err))
-				return &built{degraded: err.Error()}, nil
-			}
-			return nil, err
+			return in, err
 		}
 	}
 	wl, err := a.whitelistBytes()
 	if err != nil {
+		return in, err
+	}
+	in.whitelist = wl
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:", len(in.spec))
+	h.Write(in.spec)
+	if wl == nil {
+		h.Write([]byte("all-operations"))
+	} else {
+		h.Write(wl)
+	}
+	h.Sum(in.sum[:0])
+	return in, nil
+}
+
+// build is provisioning, the one re-runnable function behind serve, tools,
+// demo and every reload: read the spec and whitelist, then restore the
+// tools from the cache or parse, select and build them. A spec that cannot
+// be fetched gives a degraded catalog (only ping) when degradeOK; anything
+// else wrong is an error.
+func (a *app) build(ctx context.Context, degradeOK, useCache bool) (*built, error) {
+	in, err := a.readInputs(ctx)
+	if err != nil {
+		if degradeOK && errors.Is(err, specloader.ErrFetch) {
+			a.log.Error("spec could not be fetched; serving in degraded mode with only the ping tool", zap.String("spec", a.cfg.Spec), zap.Error(err))
+			cat, derr := bridge.NewDegraded(err.Error(), a.bridgeOptions())
+			if derr != nil {
+				return nil, derr
+			}
+			return &built{cat: cat}, nil
+		}
 		return nil, err
 	}
+	return a.provision(ctx, in, useCache)
+}
+
+// provision builds the catalog for in.
+func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, error) {
+	cfg := a.cfg
+	start := time.Now()
+	lopts := a.loaderOptions()
+	data, loc, wl := in.spec, in.loc, in.whitelist
 	bopts := a.bridgeOptions()
 
 	var key string
 	if useCache {
 		key = a.cacheKey(data, wl)
-		if b := a.loadCached(key, bopts); b != nil {
+		if c := a.loadCached(key, bopts); c != nil {
 			a.log.Debug("tools restored from cache", zap.Duration("took", time.Since(start)))
-			return &built{bridge: b, ops: b.Len() + len(b.Skipped()), cached: true}, nil
+			return &built{cat: c, ops: c.Len() + len(c.Skipped()), cached: true, inputs: in}, nil
 		}
 	}
 
@@ -67,6 +107,7 @@ func (a *app) build(ctx context.Context, degradeOK, useCache bool) (*built, erro
 	// components they reach) are decoded: GitHub's spec with 20 operations
 	// loads in ~50 ms instead of ~700 ms.
 	policy := whitelist.All()
+	var err error
 	if wl != nil {
 		policy, err = whitelist.Parse(bytes.NewReader(wl))
 		if err != nil {
@@ -94,7 +135,7 @@ func (a *app) build(ctx context.Context, degradeOK, useCache bool) (*built, erro
 		a.log.Warn("spec validation", zap.String("warning", w))
 	}
 	if bopts.BaseURL == "" {
-		bopts.BaseURL, err = bridge.ServerURL(res.Doc.Servers, cfg.ServerVars, res.Location)
+		bopts.BaseURL, err = request.ServerURL(res.Doc.Servers, cfg.ServerVars, res.Location)
 		if err != nil {
 			return nil, fmt.Errorf("upstream base URL from the spec: %w", err)
 		}
@@ -103,18 +144,18 @@ func (a *app) build(ctx context.Context, degradeOK, useCache bool) (*built, erro
 	if res.Doc.Info != nil {
 		bopts.SpecTitle, bopts.SpecVersion = res.Doc.Info.Title, res.Doc.Info.Version
 	}
-	b, err := bridge.New(ops, bopts)
+	c, err := bridge.New(ops, bopts)
 	if err != nil {
 		return nil, fmt.Errorf("building tools: %w", err)
 	}
-	if cfg.Strict && len(b.Skipped()) > 0 {
-		return nil, fmt.Errorf("--strict: %d operation(s) cannot become tools (first: %s: %s)", len(b.Skipped()), b.Skipped()[0].Operation, b.Skipped()[0].Reason)
+	if cfg.Strict && len(c.Skipped()) > 0 {
+		return nil, fmt.Errorf("--strict: %d operation(s) cannot become tools (first: %s: %s)", len(c.Skipped()), c.Skipped()[0].Operation, c.Skipped()[0].Reason)
 	}
 	a.log.Debug("tools built", zap.Duration("took", time.Since(start)))
 	if useCache {
-		a.storeCached(key, b)
+		a.storeCached(key, c)
 	}
-	return &built{bridge: b, spec: res, ops: len(ops)}, nil
+	return &built{cat: c, spec: res, ops: len(ops), inputs: in}, nil
 }
 
 func (a *app) loaderOptions() specloader.Options {
@@ -178,7 +219,7 @@ func (a *app) bridgeOptions() bridge.Options {
 		BaseURL:             cfg.Upstream,
 		UseOperationServers: cfg.Upstream == "",
 		ServerVariables:     cfg.ServerVars,
-		Client:              bridge.NewUpstreamClient(bridge.UpstreamOptions{Retries: retries(cfg.Retries), Logger: a.log}),
+		Client:              a.upstreamClient(),
 		Rules: sanitizer.Rules{
 			Keys:     cfg.RedactKeys,
 			Patterns: cfg.RedactPatterns,
@@ -192,6 +233,15 @@ func (a *app) bridgeOptions() bridge.Options {
 		Version:              version,
 		Logger:               a.log,
 	}
+}
+
+// upstreamClient is the one upstream client of the process: every catalog,
+// the reloaded ones included, shares its connection pool.
+func (a *app) upstreamClient() bridge.Doer {
+	a.clientOnce.Do(func() {
+		a.client = upstream.New(upstream.Options{Retries: retries(a.cfg.Retries), Logger: a.log})
+	})
+	return a.client
 }
 
 // outputSchemaLimit maps the flag (0: none, -1: unlimited) to

@@ -70,7 +70,7 @@ func (a *app) cacheDir() (string, error) {
 }
 
 // loadCached returns the cached bridge for key, or nil on any miss.
-func (a *app) loadCached(key string, opts bridge.Options) *bridge.Bridge {
+func (a *app) loadCached(key string, opts bridge.Options) *bridge.Catalog {
 	dir, err := a.cacheDir()
 	if err != nil {
 		return nil
@@ -96,7 +96,7 @@ func (a *app) loadCached(key string, opts bridge.Options) *bridge.Bridge {
 }
 
 // storeCached writes the snapshot of b under key; failures only warn.
-func (a *app) storeCached(key string, b *bridge.Bridge) {
+func (a *app) storeCached(key string, b *bridge.Catalog) {
 	dir, err := a.cacheDir()
 	if err == nil {
 		err = os.MkdirAll(dir, 0o700)

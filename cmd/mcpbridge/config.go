@@ -27,6 +27,7 @@ type Config struct {
 	SpecHeaders   []string          `mapstructure:"spec-headers"` // "Name: value" sent when fetching a URL spec
 	SpecTimeout   time.Duration     `mapstructure:"spec-timeout"`
 	SpecMaxBytes  int64             `mapstructure:"spec-max-bytes"`
+	SpecRefresh   time.Duration     `mapstructure:"spec-refresh"`
 	Strict        bool              `mapstructure:"strict"`
 	Whitelist     string            `mapstructure:"whitelist"`
 	AllOperations bool              `mapstructure:"all-operations"`
@@ -92,6 +93,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("spec", "", "OpenAPI document: file path or http(s) URL (Swagger 2.0, OpenAPI 3.0, 3.1)")
 	fs.StringArray("spec-header", nil, `header sent when fetching a URL spec, "Name: value" (repeatable)`)
 	fs.Duration("spec-timeout", 30*time.Second, "time limit for fetching the spec")
+	fs.Duration("spec-refresh", 0, "re-read the spec and whitelist this often and swap in the new tools when they changed (0: only on SIGHUP)")
 	fs.Int64("spec-max-bytes", 64<<20, "size limit for the spec")
 	fs.Bool("strict", false, "treat spec validation warnings and skipped operations as fatal")
 	fs.String("whitelist", "", "whitelist.yaml selecting the operations to expose")
@@ -258,6 +260,9 @@ func (c *Config) Validate(cmd string) error {
 	}
 	if c.Retries < 0 {
 		add("--retries must not be negative")
+	}
+	if c.SpecRefresh < 0 || (c.SpecRefresh > 0 && c.SpecRefresh < time.Second) {
+		add("--spec-refresh must be 0 (off) or at least 1s, not %s", c.SpecRefresh)
 	}
 	if c.MaxResponseBytes <= 0 || c.SpecMaxBytes <= 0 || c.MaxBodyBytes <= 0 {
 		add("size limits (--max-response-bytes, --spec-max-bytes, --max-body-bytes) must be positive")

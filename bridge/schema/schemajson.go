@@ -1,6 +1,7 @@
-package bridge
+package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -21,8 +22,8 @@ import (
 // subschemas), and strings are not HTML-escaped (<, > and & cost six bytes
 // each otherwise). TestMarshalSchemaMatchesLibrary holds it to the
 // library's output, value for value, over the whole corpus.
-func marshalSchema(s *jsonschema.Schema) ([]byte, error) {
-	w := schemaWriter{buf: make([]byte, 0, 1024)}
+func Marshal(s *jsonschema.Schema) ([]byte, error) {
+	w := writer{buf: make([]byte, 0, 1024)}
 	w.schema(s)
 	if w.err != nil {
 		return nil, w.err
@@ -30,12 +31,12 @@ func marshalSchema(s *jsonschema.Schema) ([]byte, error) {
 	return w.buf, nil
 }
 
-type schemaWriter struct {
+type writer struct {
 	buf []byte
 	err error
 }
 
-func (w *schemaWriter) schema(s *jsonschema.Schema) {
+func (w *writer) schema(s *jsonschema.Schema) {
 	if s == nil {
 		w.buf = append(w.buf, "null"...)
 		return
@@ -258,13 +259,13 @@ func isEmptySchema(s *jsonschema.Schema) bool {
 	return err == nil && string(raw) == "true"
 }
 
-func (w *schemaWriter) fail(msg string) {
+func (w *writer) fail(msg string) {
 	if w.err == nil {
 		w.err = fmt.Errorf("marshaling schema: %s", msg)
 	}
 }
 
-func (w *schemaWriter) strings(ss []string) {
+func (w *writer) strings(ss []string) {
 	w.buf = append(w.buf, '[')
 	for i, s := range ss {
 		if i > 0 {
@@ -277,16 +278,18 @@ func (w *schemaWriter) strings(ss []string) {
 
 // value writes a leaf value (enum, examples, const, extras) with
 // encoding/json, HTML escaping off.
-func (w *schemaWriter) value(v any) {
-	raw, err := encJSON(v)
-	if err != nil {
-		w.fail(err.Error())
+func (w *writer) value(v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		w.fail("encoding JSON: " + err.Error())
 		return
 	}
-	w.buf = append(w.buf, raw...)
+	w.buf = append(w.buf, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
-func (w *schemaWriter) raw(r json.RawMessage) {
+func (w *writer) raw(r json.RawMessage) {
 	if !json.Valid(r) {
 		w.fail("invalid default value")
 		return
@@ -299,7 +302,7 @@ func (w *schemaWriter) raw(r json.RawMessage) {
 	w.value(v)
 }
 
-func (w *schemaWriter) float(f float64) {
+func (w *writer) float(f float64) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		w.fail("unsupported number")
 		return
@@ -323,7 +326,7 @@ func (w *schemaWriter) float(f float64) {
 const hexDigits = "0123456789abcdef"
 
 // str writes a JSON string as encoding/json does, without HTML escaping.
-func (w *schemaWriter) str(s string) {
+func (w *writer) str(s string) {
 	b := append(w.buf, '"')
 	start := 0
 	for i := 0; i < len(s); {

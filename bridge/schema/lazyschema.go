@@ -1,4 +1,4 @@
-package bridge
+package schema
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 // and resolved into a validator on first use. Startup then does no resolving
 // (GitHub's 1,223 tools would cost ~0.3 s and tens of MiB), and tools that
 // are never called never pay for it.
-type lazySchema struct {
+type Lazy struct {
 	raw  json.RawMessage
 	once *sync.Once
 	res  **jsonschema.Resolved
@@ -21,7 +21,7 @@ type lazySchema struct {
 
 // resolved returns the validator, resolving it once. It is safe for
 // concurrent use.
-func (l *lazySchema) resolved() (*jsonschema.Resolved, error) {
+func (l *Lazy) Resolved() (*jsonschema.Resolved, error) {
 	if l.raw == nil {
 		return nil, fmt.Errorf("no schema")
 	}
@@ -41,12 +41,15 @@ func (l *lazySchema) resolved() (*jsonschema.Resolved, error) {
 	return *l.res, *l.err
 }
 
+// Raw returns the schema bytes, nil when there is no schema.
+func (l *Lazy) Raw() json.RawMessage { return l.raw }
+
 // newLazySchema wraps raw schema bytes; nil raw means no schema.
-func newLazySchema(raw json.RawMessage) lazySchema {
+func NewLazy(raw json.RawMessage) Lazy {
 	if raw == nil {
-		return lazySchema{}
+		return Lazy{}
 	}
 	var r *jsonschema.Resolved
 	var err error
-	return lazySchema{raw: raw, once: new(sync.Once), res: &r, err: &err}
+	return Lazy{raw: raw, once: new(sync.Once), res: &r, err: &err}
 }

@@ -1,4 +1,4 @@
-package bridge_test
+package request_test
 
 import (
 	"net/url"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/request"
 )
 
 func TestServerURL(t *testing.T) {
@@ -40,7 +40,7 @@ func TestServerURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := bridge.ServerURL(tt.servers, tt.vars, tt.loc)
+			got, err := request.ServerURL(tt.servers, tt.vars, tt.loc)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("ServerURL() = %q, %v; want error containing %q", got, err, tt.wantErr)

@@ -1,9 +1,15 @@
-package bridge
+// Package upstream is the HTTP client toward the upstream API: keep-alive
+// connections, redirects only within the upstream's origin (followed by one
+// client, at most 5), and go-retryablehttp retries for idempotent calls only.
+// It also reads answers within a size limit and names transport failures
+// without echoing URLs (which may carry a query credential).
+package upstream
 
 import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -11,7 +17,7 @@ import (
 )
 
 // Doer sends one HTTP request. *http.Client satisfies it; production uses
-// the retrying client from [NewUpstreamClient], tests a plain client pointed
+// the retrying client from [New], tests a plain client pointed
 // at an httptest server.
 type Doer interface {
 	Do(*http.Request) (*http.Response, error)
@@ -19,8 +25,8 @@ type Doer interface {
 
 var _ Doer = (*http.Client)(nil)
 
-// UpstreamOptions configures [NewUpstreamClient]. The zero value is usable.
-type UpstreamOptions struct {
+// Options configures [New]. The zero value is usable.
+type Options struct {
 	// Retries is the number of retries after the first attempt for
 	// retryable calls; 0 means 2, a negative value disables retries.
 	Retries int
@@ -38,10 +44,20 @@ type UpstreamOptions struct {
 // retryKey marks a request context as safe to retry.
 type retryKey struct{}
 
-// withRetry returns ctx marked so that the upstream client may retry the
+// WithRetry returns ctx marked so that the upstream client may retry the
 // request it carries. Only idempotent calls are marked.
-func withRetry(ctx context.Context) context.Context {
+func WithRetry(ctx context.Context) context.Context {
 	return context.WithValue(ctx, retryKey{}, true)
+}
+
+// attemptsKey carries the *atomic.Int32 that counts the attempts of a call.
+type attemptsKey struct{}
+
+// WithAttempts returns ctx carrying a counter that the client sets to the
+// number of attempts made for the request (retries included). A request
+// sent without retries leaves it at zero: one attempt.
+func WithAttempts(ctx context.Context, n *atomic.Int32) context.Context {
+	return context.WithValue(ctx, attemptsKey{}, n)
 }
 
 func retryAllowed(ctx context.Context) bool {
@@ -49,13 +65,13 @@ func retryAllowed(ctx context.Context) bool {
 	return v
 }
 
-// NewUpstreamClient returns the HTTP client the bridge uses toward the
+// New returns the HTTP client the bridge uses toward the
 // upstream: keep-alive connections, no redirects followed across hosts
 // silently changed (the standard policy), and go-retryablehttp retries on
 // connection errors, 429, 502, 503 and 504 for requests whose context was
 // marked retryable (idempotent methods or operations whitelisted as
 // idempotent). POST and PATCH are never retried by default.
-func NewUpstreamClient(opts UpstreamOptions) Doer {
+func New(opts Options) Doer {
 	log := opts.Logger
 	if log == nil {
 		log = zap.NewNop()
@@ -88,13 +104,19 @@ func NewUpstreamClient(opts UpstreamOptions) Doer {
 	rc.CheckRetry = checkRetry
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
+		if n, ok := req.Context().Value(attemptsKey{}).(*atomic.Int32); ok {
+			n.Store(int32(attempt + 1))
+		}
 		if attempt > 0 {
 			log.Debug("retrying upstream request", zap.String("method", req.Method), zap.String("path", req.URL.Path), zap.Int("attempt", attempt))
 		}
 	}
 	retrying := rc.StandardClient()
+	// Redirects are followed by the inner client only: were the outer one
+	// to follow them too, each of its hops would run the inner client's five
+	// (a redirect loop cost 25 requests).
 	rc.HTTPClient.CheckRedirect = sameOriginRedirects
-	retrying.CheckRedirect = sameOriginRedirects
+	retrying.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &upstreamClient{direct: rc.HTTPClient, retrying: retrying}
 }
 

@@ -1,4 +1,4 @@
-package bridge
+package request
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ func bodyDoc(t *testing.T, rbJSON string) *openapi3.RequestBody {
 func TestNewBodySpec(t *testing.T) {
 	type got struct {
 		ContentType, Header string
-		Kind                bodyKind
+		Kind                BodyKind
 		Accepts             []string
 		Files               []string
 	}
@@ -35,31 +35,31 @@ func TestNewBodySpec(t *testing.T) {
 		err     string
 	}{
 		{"json first", []string{"text/plain", "application/json", "application/x-www-form-urlencoded"},
-			got{"application/json", "application/json", bodyKindJSON, []string{"application/json"}, nil}, ""},
+			got{"application/json", "application/json", KindJSON, []string{"application/json"}, nil}, ""},
 		{"json charset", []string{"application/json; charset=utf-8", "application/xml"},
-			got{"application/json; charset=utf-8", "application/json; charset=utf-8", bodyKindJSON, []string{"application/json; charset=utf-8"}, nil}, ""},
+			got{"application/json; charset=utf-8", "application/json; charset=utf-8", KindJSON, []string{"application/json; charset=utf-8"}, nil}, ""},
 		{"+json over form", []string{"application/x-www-form-urlencoded", "application/vnd.foo+json"},
-			got{"application/vnd.foo+json", "application/vnd.foo+json", bodyKindJSON, []string{"application/vnd.foo+json"}, nil}, ""},
+			got{"application/vnd.foo+json", "application/vnd.foo+json", KindJSON, []string{"application/vnd.foo+json"}, nil}, ""},
 		{"text/json", []string{"text/json", "text/plain"},
-			got{"text/json", "text/json", bodyKindJSON, []string{"text/json"}, nil}, ""},
+			got{"text/json", "text/json", KindJSON, []string{"text/json"}, nil}, ""},
 		{"form over multipart", []string{"multipart/form-data", "application/x-www-form-urlencoded"},
-			got{"application/x-www-form-urlencoded", "application/x-www-form-urlencoded", bodyKindForm, []string{"application/x-www-form-urlencoded"}, nil}, ""},
+			got{"application/x-www-form-urlencoded", "application/x-www-form-urlencoded", KindForm, []string{"application/x-www-form-urlencoded"}, nil}, ""},
 		{"multipart over text", []string{"text/plain", "multipart/form-data"},
-			got{"multipart/form-data", "multipart/form-data", bodyKindMultipart, []string{"multipart/form-data"}, nil}, ""},
+			got{"multipart/form-data", "multipart/form-data", KindMultipart, []string{"multipart/form-data"}, nil}, ""},
 		{"text/plain over octet-stream", []string{"application/octet-stream", "text/plain"},
-			got{"text/plain", "text/plain", bodyKindText, []string{"text/plain"}, nil}, ""},
+			got{"text/plain", "text/plain", KindText, []string{"text/plain"}, nil}, ""},
 		{"octet-stream over other text", []string{"text/csv", "application/octet-stream"},
-			got{"application/octet-stream", "application/octet-stream", bodyKindBinary, []string{"application/octet-stream"}, nil}, ""},
+			got{"application/octet-stream", "application/octet-stream", KindBinary, []string{"application/octet-stream"}, nil}, ""},
 		{"other text", []string{"image/png", "application/xml", "text/csv"},
-			got{"application/xml", "application/xml", bodyKindText, []string{"application/xml", "text/csv"}, nil}, ""},
+			got{"application/xml", "application/xml", KindText, []string{"application/xml", "text/csv"}, nil}, ""},
 		{"text wildcard", []string{"text/*"},
-			got{"text/*", "text/plain", bodyKindText, []string{"text/*"}, nil}, ""},
+			got{"text/*", "text/plain", KindText, []string{"text/*"}, nil}, ""},
 		{"image concrete before wildcard", []string{"image/*", "image/png", "image/jpeg"},
-			got{"image/jpeg", "image/jpeg", bodyKindBinary, []string{"image/jpeg", "image/png", "image/*"}, nil}, ""},
+			got{"image/jpeg", "image/jpeg", KindBinary, []string{"image/jpeg", "image/png", "image/*"}, nil}, ""},
 		{"any", []string{"*/*"},
-			got{"*/*", "application/octet-stream", bodyKindBinary, []string{"*/*"}, nil}, ""},
+			got{"*/*", "application/octet-stream", KindBinary, []string{"*/*"}, nil}, ""},
 		{"multipart/mixed skipped", []string{"multipart/mixed", "application/pdf"},
-			got{"application/pdf", "application/pdf", bodyKindBinary, []string{"application/pdf"}, nil}, ""},
+			got{"application/pdf", "application/pdf", KindBinary, []string{"application/pdf"}, nil}, ""},
 		{"only unsupported", []string{"multipart/mixed", "multipart/related"}, got{}, "no supported media type among multipart/mixed, multipart/related"},
 		{"garbage key", []string{"json"}, got{}, "no supported media type among json"},
 	}
@@ -69,59 +69,59 @@ func TestNewBodySpec(t *testing.T) {
 			for _, k := range tc.content {
 				rb.Content[k] = &openapi3.MediaType{}
 			}
-			b, err := newBodySpec(rb)
+			b, err := NewBody(rb)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("newBodySpec error = %v, want one containing %q", err, tc.err)
+					t.Fatalf("NewBody error = %v, want one containing %q", err, tc.err)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("newBodySpec: %v", err)
+				t.Fatalf("NewBody: %v", err)
 			}
-			g := got{b.ContentType, b.header, b.kind, b.accepts, b.fileProps()}
+			g := got{b.ContentType, b.Header, b.Kind, b.Accepts, b.fileProps()}
 			if diff := cmp.Diff(tc.want, g); diff != "" {
-				t.Errorf("newBodySpec(%v) mismatch (-want +got):\n%s", tc.content, diff)
+				t.Errorf("NewBody(%v) mismatch (-want +got):\n%s", tc.content, diff)
 			}
 		})
 	}
 }
 
 func TestNewBodySpecSpecial(t *testing.T) {
-	if b, err := newBodySpec(nil); b != nil || err != nil {
-		t.Errorf("newBodySpec(nil) = %v, %v; want nil, nil", b, err)
+	if b, err := NewBody(nil); b != nil || err != nil {
+		t.Errorf("NewBody(nil) = %v, %v; want nil, nil", b, err)
 	}
-	if b, err := newBodySpec(&openapi3.RequestBody{}); b != nil || err != nil {
-		t.Errorf("newBodySpec(no content) = %v, %v; want nil, nil", b, err)
+	if b, err := NewBody(&openapi3.RequestBody{}); b != nil || err != nil {
+		t.Errorf("NewBody(no content) = %v, %v; want nil, nil", b, err)
 	}
-	if _, err := newBodySpec(&openapi3.RequestBody{Required: true}); err == nil {
-		t.Error("newBodySpec(required, no content): want an error")
+	if _, err := NewBody(&openapi3.RequestBody{Required: true}); err == nil {
+		t.Error("NewBody(required, no content): want an error")
 	}
-	_, err := newBodySpec(bodyDoc(t, `{"content":{"application/x-www-form-urlencoded":{"encoding":{"a":{"style":"matrix"}}}}}`))
+	_, err := NewBody(bodyDoc(t, `{"content":{"application/x-www-form-urlencoded":{"encoding":{"a":{"style":"matrix"}}}}}`))
 	if err == nil || !strings.Contains(err.Error(), `encoding style "matrix" is not allowed`) {
-		t.Errorf("newBodySpec(matrix encoding) error = %v", err)
+		t.Errorf("NewBody(matrix encoding) error = %v", err)
 	}
-	b, err := newBodySpec(bodyDoc(t, `{"content":{"*/*":{"schema":{"type":"object"}}}}`))
-	if err != nil || b.kind != bodyKindJSON || b.header != "application/json" {
-		t.Errorf("newBodySpec(*/* object) = %+v, %v; want JSON", b, err)
+	b, err := NewBody(bodyDoc(t, `{"content":{"*/*":{"schema":{"type":"object"}}}}`))
+	if err != nil || b.Kind != KindJSON || b.Header != "application/json" {
+		t.Errorf("NewBody(*/* object) = %+v, %v; want JSON", b, err)
 	}
 	// Form fields are named by an object's properties: a multipart or form
 	// type with another schema is passed over (Jira's column lists take */*
 	// as JSON), or reported when nothing else is left (Jira's attachments).
-	b, err = newBodySpec(bodyDoc(t, `{"content":{"multipart/form-data":{"schema":{"type":"array","items":{"type":"string"}}},"*/*":{"schema":{"type":"array","items":{"type":"string"}}}}}`))
-	if err != nil || b.kind != bodyKindJSON || b.ContentType != "*/*" {
-		t.Errorf("newBodySpec(multipart array, */* array) = %+v, %v; want */* as JSON", b, err)
+	b, err = NewBody(bodyDoc(t, `{"content":{"multipart/form-data":{"schema":{"type":"array","items":{"type":"string"}}},"*/*":{"schema":{"type":"array","items":{"type":"string"}}}}}`))
+	if err != nil || b.Kind != KindJSON || b.ContentType != "*/*" {
+		t.Errorf("NewBody(multipart array, */* array) = %+v, %v; want */* as JSON", b, err)
 	}
-	_, err = newBodySpec(bodyDoc(t, `{"content":{"multipart/form-data":{"schema":{"type":"string","format":"binary"}}}}`))
+	_, err = NewBody(bodyDoc(t, `{"content":{"multipart/form-data":{"schema":{"type":"string","format":"binary"}}}}`))
 	if err == nil || !strings.Contains(err.Error(), "multipart/form-data with a schema that is not an object") {
-		t.Errorf("newBodySpec(multipart string) error = %v", err)
+		t.Errorf("NewBody(multipart string) error = %v", err)
 	}
 	for _, schema := range []string{`{}`, `{"properties":{"a":{}}}`, `{"type":["object","null"]}`} {
-		if b, err := newBodySpec(bodyDoc(t, `{"content":{"application/x-www-form-urlencoded":{"schema":`+schema+`}}}`)); err != nil || b.kind != bodyKindForm {
-			t.Errorf("newBodySpec(form %s) = %+v, %v; want form", schema, b, err)
+		if b, err := NewBody(bodyDoc(t, `{"content":{"application/x-www-form-urlencoded":{"schema":`+schema+`}}}`)); err != nil || b.Kind != KindForm {
+			t.Errorf("NewBody(form %s) = %+v, %v; want form", schema, b, err)
 		}
 	}
-	b, err = newBodySpec(bodyDoc(t, `{"content":{"multipart/form-data":{
+	b, err = NewBody(bodyDoc(t, `{"content":{"multipart/form-data":{
 		"schema":{"type":"object","allOf":[{"properties":{"inAllOf":{"type":"string","format":"binary"}}}],"properties":{
 			"bin":{"type":"string","format":"binary"},
 			"byte":{"type":"string","format":"byte"},
@@ -135,17 +135,17 @@ func TestNewBodySpecSpecial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bodyFilePlan{
-		"bin":     {kind: bodyFileRaw},
-		"byte":    {kind: bodyFileBase64},
-		"b64":     {kind: bodyFileBase64},
-		"media":   {kind: bodyFileRaw, contentType: "image/png"},
-		"files":   {kind: bodyFileRaw},
-		"png":     {kind: bodyFileRaw, contentType: "image/png"},
-		"extra":   {kind: bodyFileRaw, contentType: "application/pdf"},
-		"inAllOf": {kind: bodyFileRaw},
+	want := map[string]FilePlan{
+		"bin":     {Kind: FileRaw},
+		"byte":    {Kind: FileBase64},
+		"b64":     {Kind: FileBase64},
+		"media":   {Kind: FileRaw, ContentType: "image/png"},
+		"files":   {Kind: FileRaw},
+		"png":     {Kind: FileRaw, ContentType: "image/png"},
+		"extra":   {Kind: FileRaw, ContentType: "application/pdf"},
+		"inAllOf": {Kind: FileRaw},
 	}
-	if diff := cmp.Diff(want, b.files, cmp.AllowUnexported(bodyFilePlan{})); diff != "" {
+	if diff := cmp.Diff(want, b.Files, cmp.AllowUnexported(FilePlan{})); diff != "" {
 		t.Errorf("file plans mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"bin", "extra", "files", "inAllOf", "media", "png"}, b.fileProps()); diff != "" {
@@ -348,9 +348,9 @@ func TestBodyEncode(t *testing.T) {
 	for _, tc := range bodyCases {
 		t.Run(tc.name, func(t *testing.T) {
 			rb := bodyDoc(t, tc.rb)
-			b, err := newBodySpec(rb)
+			b, err := NewBody(rb)
 			if err != nil {
-				t.Fatalf("newBodySpec: %v", err)
+				t.Fatalf("NewBody: %v", err)
 			}
 			b.boundary = bodyBoundary
 			data, ct, err := b.encode(tc.value)
@@ -390,7 +390,7 @@ func TestBodyEncode(t *testing.T) {
 }
 
 func TestBodyMultipartRandomBoundary(t *testing.T) {
-	b, err := newBodySpec(bodyDoc(t, `{"content":{"multipart/form-data":{}}}`))
+	b, err := NewBody(bodyDoc(t, `{"content":{"multipart/form-data":{}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,9 +405,9 @@ func TestBodyMultipartRandomBoundary(t *testing.T) {
 }
 
 func TestBodyFileSchema(t *testing.T) {
-	s := bodyFileSchema()
+	s := fileSchema()
 	if _, err := json.Marshal(s); err != nil {
-		t.Fatalf("bodyFileSchema does not marshal: %v", err)
+		t.Fatalf("fileSchema does not marshal: %v", err)
 	}
 	props, _ := s["properties"].(map[string]any)
 	var names []string
@@ -415,6 +415,6 @@ func TestBodyFileSchema(t *testing.T) {
 		names = append(names, k)
 	}
 	if diff := cmp.Diff([]string{"content", "contentType", "encoding", "filename"}, names, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
-		t.Errorf("bodyFileSchema properties mismatch (-want +got):\n%s", diff)
+		t.Errorf("fileSchema properties mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -1,4 +1,4 @@
-package bridge
+package mcpx
 
 import (
 	"context"
@@ -6,10 +6,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 )
-
-// callSteps is the number of progress steps a call reports: request sent,
-// response headers received, response body read.
-const callSteps = 3
 
 // reporter tells the client how a call advances: progress notifications
 // when the request carried a progress token, and log messages at or above
@@ -22,25 +18,22 @@ type reporter struct {
 	log     *zap.Logger
 }
 
-func newReporter(req *mcp.CallToolRequest, log *zap.Logger) reporter {
+func newReporter(req *mcp.CallToolRequest, log *zap.Logger) *reporter {
 	if req == nil || req.Session == nil {
-		return reporter{}
+		return nil
 	}
-	r := reporter{session: req.Session, log: log}
+	r := &reporter{session: req.Session, log: log}
 	if req.Params != nil {
 		r.token = req.Params.GetProgressToken()
 	}
 	return r
 }
 
-// step reports step n of callSteps.
-func (r reporter) step(ctx context.Context, n int, msg string) {
-	if r.session == nil {
-		return
-	}
+// Step reports step n of total.
+func (r *reporter) Step(ctx context.Context, n, total int, msg string) {
 	if r.token != nil {
 		if err := r.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-			ProgressToken: r.token, Progress: float64(n), Total: callSteps, Message: msg,
+			ProgressToken: r.token, Progress: float64(n), Total: float64(total), Message: msg,
 		}); err != nil {
 			r.log.Debug("progress notification not sent", zap.Error(err))
 		}

@@ -1,4 +1,4 @@
-package bridge
+package request
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // reused buffer, as the request builder does per call.
 func BenchmarkAppendQuery(b *testing.B) {
 	params := []struct {
-		spec  paramSpec
+		spec  ParamSpec
 		value any
 	}{
 		{paramBenchSpec(b, "q", "form", true), "hello world & more"},
@@ -36,9 +36,9 @@ func BenchmarkAppendQuery(b *testing.B) {
 	b.SetBytes(int64(len(buf)))
 }
 
-func paramBenchSpec(b *testing.B, name, style string, explode bool) paramSpec {
+func paramBenchSpec(b *testing.B, name, style string, explode bool) ParamSpec {
 	b.Helper()
-	s, err := newParamSpec(&openapi3.Parameter{Name: name, In: "query", Style: style, Explode: &explode})
+	s, err := NewParamSpec(&openapi3.Parameter{Name: name, In: "query", Style: style, Explode: &explode})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func paramBenchSpec(b *testing.B, name, style string, explode bool) paramSpec {
 
 // BenchmarkEncodeJSONBody encodes a decoded JSON body of about 16 KiB.
 func BenchmarkEncodeJSONBody(b *testing.B) {
-	spec, err := newBodySpec(&openapi3.RequestBody{Content: openapi3.Content{"application/json": &openapi3.MediaType{}}})
+	spec, err := NewBody(&openapi3.RequestBody{Content: openapi3.Content{"application/json": &openapi3.MediaType{}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package bridge
+package request
 
 // File arguments of request bodies: multipart file parts and binary bodies
 // take a base64 string (or data: URL) or a file object.
@@ -7,24 +7,25 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/bridge/media"
 	"mime"
 	"mime/multipart"
 	"net/textproto"
 	"strings"
 )
 
-func bodyWriteFilePart(w *multipart.Writer, name string, v any, plan bodyFilePlan) error {
-	f, err := bodyParseFile(v, plan.kind)
+func writeFilePart(w *multipart.Writer, name string, v any, plan FilePlan) error {
+	f, err := parseFile(v, plan.Kind)
 	if err != nil {
 		return err
 	}
 	h := textproto.MIMEHeader{}
-	if plan.kind == bodyFileBase64 {
+	if plan.Kind == FileBase64 {
 		// Base64 text is an ordinary text field; a filename is kept if given.
 		if f.filename != "" {
 			h.Set("Content-Disposition", multipart.FileContentDisposition(name, f.filename))
 		} else {
-			h.Set("Content-Disposition", `form-data; name="`+bodyQuote(name)+`"`)
+			h.Set("Content-Disposition", `form-data; name="`+quoteParam(name)+`"`)
 		}
 	} else {
 		filename := f.filename
@@ -34,7 +35,7 @@ func bodyWriteFilePart(w *multipart.Writer, name string, v any, plan bodyFilePla
 		h.Set("Content-Disposition", multipart.FileContentDisposition(name, filename))
 		ct := f.contentType
 		if ct == "" {
-			ct = plan.contentType
+			ct = plan.ContentType
 		}
 		if ct == "" {
 			ct = "application/octet-stream"
@@ -49,18 +50,18 @@ func bodyWriteFilePart(w *multipart.Writer, name string, v any, plan bodyFilePla
 	return err
 }
 
-// bodyFile is a decoded file argument.
-type bodyFile struct {
+// fileArg is a decoded file argument.
+type fileArg struct {
 	data         []byte
 	filename     string
 	contentType  string
 	explicitType bool // contentType came from the file object, not a data: URL
 }
 
-// bodyParseFile decodes a file argument: a base64 string (or data: URL), or
-// a bodyFileSchema object. For bodyFileBase64 the data stays base64 text.
-func bodyParseFile(v any, kind bodyFileKind) (bodyFile, error) {
-	var f bodyFile
+// parseFile decodes a file argument: a base64 string (or data: URL), or
+// a fileSchema object. For FileBase64 the data stays base64 text.
+func parseFile(v any, kind FileKind) (fileArg, error) {
+	var f fileArg
 	switch x := v.(type) {
 	case string:
 		data, ct, err := bodyDecodeBase64(x)
@@ -112,7 +113,7 @@ func bodyParseFile(v any, kind bodyFileKind) (bodyFile, error) {
 	default:
 		return f, errors.New("expected a base64 string or a file object {content, encoding, filename, contentType}")
 	}
-	if bodyHasControl(f.filename) {
+	if hasControl(f.filename) {
 		return f, errors.New("filename must not contain control characters")
 	}
 	if f.contentType != "" {
@@ -125,7 +126,7 @@ func bodyParseFile(v any, kind bodyFileKind) (bodyFile, error) {
 		}
 		f.contentType = mime.FormatMediaType(mt, params)
 	}
-	if kind == bodyFileBase64 {
+	if kind == FileBase64 {
 		f.data = []byte(base64.StdEncoding.EncodeToString(f.data))
 	}
 	return f, nil
@@ -163,38 +164,38 @@ func bodyDecodeBase64(s string) ([]byte, string, error) {
 	return nil, "", fmt.Errorf("invalid base64: %w", firstErr)
 }
 
-// bodyMatchesAny reports whether media type ct is one of the ranges
+// matchesAny reports whether media type ct is one of the ranges
 // (type/subtype, type/*, */*), ignoring parameters.
-func bodyMatchesAny(ranges []string, ct string) bool {
-	mt := encMediaType(ct)
+func matchesAny(ranges []string, ct string) bool {
+	mt := media.Type(ct)
 	typ, _, _ := strings.Cut(mt, "/")
 	for _, r := range ranges {
-		if r = encMediaType(r); r == mt || r == "*/*" || r == typ+"/*" {
+		if r = media.Type(r); r == mt || r == "*/*" || r == typ+"/*" {
 			return true
 		}
 	}
 	return false
 }
 
-func bodyHasControl(s string) bool {
+func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
-// bodyQuote escapes a Content-Disposition parameter value as mime/multipart
+// quoteParam escapes a Content-Disposition parameter value as mime/multipart
 // does.
-func bodyQuote(s string) string {
+func quoteParam(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
 }
 
-// bodyMediaTypePattern matches a concrete media type with optional
-// parameters (RFC 6838 names), as bodyParseFile requires.
-const bodyMediaTypePattern = `^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*( *; *[A-Za-z0-9!#$&^_.+-]+=([A-Za-z0-9!#$&^_.+-]+|"[^"\\]*"))*$`
+// mediaTypePattern matches a concrete media type with optional
+// parameters (RFC 6838 names), as parseFile requires.
+const mediaTypePattern = `^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*( *; *[A-Za-z0-9!#$&^_.+-]+=([A-Za-z0-9!#$&^_.+-]+|"[^"\\]*"))*$`
 
-// bodyFileSchema is the JSON Schema of the file-object alternative a file
+// fileSchema is the JSON Schema of the file-object alternative a file
 // argument may take instead of a plain base64 string: content (base64 unless
 // encoding is "text"), optional filename and contentType. Unknown fields are
 // rejected by encode, hence additionalProperties false.
-func bodyFileSchema() map[string]any {
+func fileSchema() map[string]any {
 	return map[string]any{
 		"type":        "object",
 		"description": "A file. content is base64-encoded unless encoding is \"text\"; filename and contentType are sent with the part.",
@@ -202,7 +203,7 @@ func bodyFileSchema() map[string]any {
 			"content":     map[string]any{"type": "string", "description": "File content: base64 (standard or URL-safe) unless encoding is \"text\"."},
 			"encoding":    map[string]any{"type": "string", "enum": []any{"base64", "text"}, "default": "base64"},
 			"filename":    map[string]any{"type": "string", "description": "File name sent in Content-Disposition; defaults to the property name."},
-			"contentType": map[string]any{"type": "string", "pattern": bodyMediaTypePattern, "description": "Media type of the file, e.g. image/png; defaults to the type the API declares."},
+			"contentType": map[string]any{"type": "string", "pattern": mediaTypePattern, "description": "Media type of the file, e.g. image/png; defaults to the type the API declares."},
 		},
 		"required":             []any{"content"},
 		"additionalProperties": false,

@@ -1,4 +1,4 @@
-package bridge
+package schema
 
 import (
 	"cmp"
@@ -17,13 +17,13 @@ import (
 // schemaDirection says whether a schema describes data sent to the upstream
 // (request) or received from it (response). It decides which of readOnly and
 // writeOnly properties disappear from the converted schema.
-type schemaDirection int
+type Direction int
 
 const (
 	// dirRequest drops readOnly properties: the agent must not be asked for them.
-	dirRequest schemaDirection = iota
+	Request Direction = iota
 	// dirResponse drops writeOnly properties: the upstream never returns them.
-	dirResponse
+	Response
 )
 
 // schemaConverter converts kin-openapi schemas (OpenAPI 3.0 and 3.1; Swagger
@@ -40,9 +40,9 @@ const (
 // to and one inlined earlier is inlined again: results are final when
 // returned (no later call rewrites them), so callers may copy or annotate
 // them. The output is always a tree, as jsonschema-go's Resolve requires.
-type schemaConverter struct {
-	dir     schemaDirection
-	entries map[*openapi3.Schema]*schemaEntry
+type Converter struct {
+	dir     Direction
+	entries map[*openapi3.Schema]*entry
 	taken   map[string]bool               // $defs names handed out
 	defsMap map[string]*jsonschema.Schema // nil until the first $def
 
@@ -53,17 +53,17 @@ type schemaConverter struct {
 }
 
 // schemaEntry is the conversion state of one *openapi3.Schema.
-type schemaEntry struct {
+type entry struct {
 	ref        string // first $ref it was reached through, "" if none yet
 	hint       string // property name it was first met under, for unnamed schemas
 	name       string // $defs name once it has (or is getting) a $defs body
 	converting bool   // being inlined right now: meeting it again is a cycle
 }
 
-func newSchemaConverter(dir schemaDirection) *schemaConverter {
-	return &schemaConverter{
+func NewConverter(dir Direction) *Converter {
+	return &Converter{
 		dir:       dir,
-		entries:   make(map[*openapi3.Schema]*schemaEntry),
+		entries:   make(map[*openapi3.Schema]*entry),
 		taken:     make(map[string]bool),
 		uses:      make(map[*openapi3.Schema]int),
 		recursive: make(map[*openapi3.Schema]bool),
@@ -75,22 +75,22 @@ func newSchemaConverter(dir schemaDirection) *schemaConverter {
 // used twice or more within ref, recursive, or put in $defs by an earlier
 // call becomes {"$ref":"#/$defs/X"} with the body in defs. A nil ref, or one whose
 // target did not resolve, gives an accept-all schema.
-func (c *schemaConverter) convert(ref *openapi3.SchemaRef) *jsonschema.Schema {
+func (c *Converter) Convert(ref *openapi3.SchemaRef) *jsonschema.Schema {
 	clear(c.uses)
 	clear(c.recursive)
-	c.convCount(ref)
+	c.count(ref)
 	return c.conv(ref, "")
 }
 
 // defs returns the collected $defs (nil if none) to attach at the root schema.
 // The map is the converter's own and grows with later convert calls.
-func (c *schemaConverter) defs() map[string]*jsonschema.Schema {
+func (c *Converter) Defs() map[string]*jsonschema.Schema {
 	return c.defsMap
 }
 
 // convCount is the pre-pass: it counts the uses of every schema reachable
 // from ref along the edges conv follows, and marks the schemas on a cycle.
-func (c *schemaConverter) convCount(ref *openapi3.SchemaRef) {
+func (c *Converter) count(ref *openapi3.SchemaRef) {
 	if ref == nil || ref.Value == nil {
 		return
 	}
@@ -103,11 +103,11 @@ func (c *schemaConverter) convCount(ref *openapi3.SchemaRef) {
 		return
 	}
 	c.onStack[s] = true
-	c.convChildren(s, c.convCount)
+	c.children(s, c.count)
 	delete(c.onStack, s)
 }
 
-func (c *schemaConverter) conv(ref *openapi3.SchemaRef, hint string) *jsonschema.Schema {
+func (c *Converter) conv(ref *openapi3.SchemaRef, hint string) *jsonschema.Schema {
 	if ref == nil {
 		return &jsonschema.Schema{}
 	}
@@ -120,7 +120,7 @@ func (c *schemaConverter) conv(ref *openapi3.SchemaRef, hint string) *jsonschema
 	}
 	e := c.entries[s]
 	if e == nil {
-		e = &schemaEntry{hint: hint}
+		e = &entry{hint: hint}
 		c.entries[s] = e
 	}
 	if e.ref == "" {
@@ -128,26 +128,26 @@ func (c *schemaConverter) conv(ref *openapi3.SchemaRef, hint string) *jsonschema
 	}
 	switch {
 	case e.name != "": // in $defs, or being converted into it
-		return &jsonschema.Schema{Ref: convDefRef(e.name)}
+		return &jsonschema.Schema{Ref: defRef(e.name)}
 	case e.converting: // a cycle the pre-pass did not see: close it with a $def
-		c.convName(s, e)
-		return &jsonschema.Schema{Ref: convDefRef(e.name)}
+		c.assignName(s, e)
+		return &jsonschema.Schema{Ref: defRef(e.name)}
 	case c.recursive[s] || c.uses[s] > 1:
-		c.convName(s, e) // before the body, so that inner uses refer to it
-		c.convStoreDef(e.name, c.convBody(s, hint))
-		return &jsonschema.Schema{Ref: convDefRef(e.name)}
+		c.assignName(s, e) // before the body, so that inner uses refer to it
+		c.storeDef(e.name, c.body(s, hint))
+		return &jsonschema.Schema{Ref: defRef(e.name)}
 	}
 	e.converting = true
-	out := c.convBody(s, hint)
+	out := c.body(s, hint)
 	e.converting = false
 	if e.name != "" {
-		c.convStoreDef(e.name, out)
-		return &jsonschema.Schema{Ref: convDefRef(e.name)}
+		c.storeDef(e.name, out)
+		return &jsonschema.Schema{Ref: defRef(e.name)}
 	}
 	return out
 }
 
-func (c *schemaConverter) convStoreDef(name string, body *jsonschema.Schema) {
+func (c *Converter) storeDef(name string, body *jsonschema.Schema) {
 	if c.defsMap == nil {
 		c.defsMap = make(map[string]*jsonschema.Schema)
 	}
@@ -156,16 +156,16 @@ func (c *schemaConverter) convStoreDef(name string, body *jsonschema.Schema) {
 
 // convName gives e a unique $defs name, once: the last segment of the $ref it
 // was reached through, else its title, else the property it sat under.
-func (c *schemaConverter) convName(s *openapi3.Schema, e *schemaEntry) {
+func (c *Converter) assignName(s *openapi3.Schema, e *entry) {
 	if e.name != "" {
 		return
 	}
-	base := schemaRefName(e.ref)
+	base := refName(e.ref)
 	if base == "" {
-		base = schemaSanitizeName(s.Title)
+		base = sanitizeName(s.Title)
 	}
 	if base == "" {
-		base = schemaSanitizeName(e.hint)
+		base = sanitizeName(e.hint)
 	}
 	if base == "" {
 		base = "schema"
@@ -178,11 +178,11 @@ func (c *schemaConverter) convName(s *openapi3.Schema, e *schemaEntry) {
 	e.name = name
 }
 
-func convDefRef(name string) string { return "#/$defs/" + name }
+func defRef(name string) string { return "#/$defs/" + name }
 
 // schemaRefName is the sanitized last segment of a $ref
 // ("#/components/schemas/Pet" → "Pet", "pet.yaml" → "pet"), "" for none.
-func schemaRefName(ref string) string {
+func refName(ref string) string {
 	if ref == "" {
 		return ""
 	}
@@ -197,12 +197,12 @@ func schemaRefName(ref string) string {
 		seg = frag[strings.LastIndexByte(frag, '/')+1:]
 		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
 	}
-	return schemaSanitizeName(seg)
+	return sanitizeName(seg)
 }
 
 // schemaSanitizeName keeps [A-Za-z0-9_.-], replaces other runs with "_" and
 // caps the length, so the name needs no escaping in a JSON pointer or URI.
-func schemaSanitizeName(s string) string {
+func sanitizeName(s string) string {
 	var b strings.Builder
 	under := false
 	for _, r := range s {
@@ -223,7 +223,7 @@ func schemaSanitizeName(s string) string {
 }
 
 // convBody converts the keywords of s itself; subschemas go through conv.
-func (c *schemaConverter) convBody(s *openapi3.Schema, hint string) *jsonschema.Schema {
+func (c *Converter) body(s *openapi3.Schema, hint string) *jsonschema.Schema {
 	if s.Always != nil { // 3.1 boolean schema
 		if *s.Always {
 			return &jsonschema.Schema{}
@@ -238,7 +238,7 @@ func (c *schemaConverter) convBody(s *openapi3.Schema, hint string) *jsonschema.
 	}
 	var notes []string
 
-	types := c.convTypes(s, out, &notes)
+	types := c.types(s, out, &notes)
 	if len(s.Enum) > 0 {
 		out.Enum = slices.Clone(s.Enum)
 		if s.Nullable && !slices.Contains(out.Enum, nil) {
@@ -259,9 +259,9 @@ func (c *schemaConverter) convBody(s *openapi3.Schema, hint string) *jsonschema.
 	}
 	out.Examples = append(out.Examples, s.Examples...)
 
-	c.convNumber(s, out)
-	out.MinLength = convIntPtr(s.MinLength)
-	out.MaxLength = convUintPtr(s.MaxLength)
+	c.number(s, out)
+	out.MinLength = intPtr(s.MinLength)
+	out.MaxLength = uintPtr(s.MaxLength)
 	if s.Pattern != "" {
 		if _, err := regexp.Compile(s.Pattern); err == nil {
 			out.Pattern = s.Pattern
@@ -269,23 +269,23 @@ func (c *schemaConverter) convBody(s *openapi3.Schema, hint string) *jsonschema.
 			notes = append(notes, "Pattern not enforced: "+s.Pattern)
 		}
 	}
-	out.ContentSchema = c.convOpt(s.ContentSchema, hint)
+	out.ContentSchema = c.optional(s.ContentSchema, hint)
 	out.ContentMediaType = s.ContentMediaType
 	out.ContentEncoding = s.ContentEncoding
 
-	c.convArray(s, out, hint)
+	c.array(s, out, hint)
 	if slices.Contains(types, "array") && out.Items == nil {
 		out.Items = &jsonschema.Schema{} // 3.0 arrays often omit items; clients want one
 	}
-	c.convObject(s, out, &notes)
+	c.object(s, out, &notes)
 
-	out.AllOf = c.convList(s.AllOf, hint)
-	out.AnyOf = c.convList(s.AnyOf, hint)
-	out.OneOf = c.convList(s.OneOf, hint)
-	out.Not = c.convOpt(s.Not, hint)
-	out.If, out.Then, out.Else = c.convOpt(s.If, hint), c.convOpt(s.Then, hint), c.convOpt(s.Else, hint)
+	out.AllOf = c.list(s.AllOf, hint)
+	out.AnyOf = c.list(s.AnyOf, hint)
+	out.OneOf = c.list(s.OneOf, hint)
+	out.Not = c.optional(s.Not, hint)
+	out.If, out.Then, out.Else = c.optional(s.If, hint), c.optional(s.Then, hint), c.optional(s.Else, hint)
 	if d := s.Discriminator; d != nil && d.PropertyName != "" {
-		notes = append(notes, schemaDiscriminatorNote(s))
+		notes = append(notes, discriminatorNote(s))
 	}
 	if len(notes) > 0 {
 		out.Description = strings.Join(slices.Insert(notes, 0, out.Description), "\n\n")
@@ -293,7 +293,7 @@ func (c *schemaConverter) convBody(s *openapi3.Schema, hint string) *jsonschema.
 	}
 
 	if s.Nullable && (out.AllOf != nil || out.AnyOf != nil || out.OneOf != nil || out.Not != nil) {
-		return convNullable(out)
+		return nullable(out)
 	}
 	return out
 }
@@ -301,7 +301,7 @@ func (c *schemaConverter) convBody(s *openapi3.Schema, hint string) *jsonschema.
 // convTypes sets type/types on out: OpenAPI 3.0 nullable adds "null", 3.1 type
 // arrays pass through, Swagger's "file" becomes a binary string and unknown
 // names are dropped with a note. It returns the final type list.
-func (c *schemaConverter) convTypes(s *openapi3.Schema, out *jsonschema.Schema, notes *[]string) []string {
+func (c *Converter) types(s *openapi3.Schema, out *jsonschema.Schema, notes *[]string) []string {
 	if s.Type == nil || len(*s.Type) == 0 {
 		return nil
 	}
@@ -314,7 +314,7 @@ func (c *schemaConverter) convTypes(s *openapi3.Schema, out *jsonschema.Schema, 
 			}
 		}
 		switch {
-		case !convKnownType(t):
+		case !knownType(t):
 			*notes = append(*notes, "Unknown type "+strconv.Quote(t)+" ignored.")
 		case !slices.Contains(types, t):
 			types = append(types, t)
@@ -336,34 +336,34 @@ func (c *schemaConverter) convTypes(s *openapi3.Schema, out *jsonschema.Schema, 
 // convNumber maps the numeric bounds. OpenAPI 3.0 (and Swagger 2.0) write
 // exclusiveMinimum/Maximum as booleans modifying minimum/maximum; 2020-12 and
 // OpenAPI 3.1 write the bound itself.
-func (c *schemaConverter) convNumber(s *openapi3.Schema, out *jsonschema.Schema) {
-	out.Minimum, out.Maximum = convFloat(s.Min), convFloat(s.Max)
+func (c *Converter) number(s *openapi3.Schema, out *jsonschema.Schema) {
+	out.Minimum, out.Maximum = floatPtr(s.Min), floatPtr(s.Max)
 	switch {
 	case s.ExclusiveMin.Value != nil:
-		out.ExclusiveMinimum = convFloat(s.ExclusiveMin.Value)
+		out.ExclusiveMinimum = floatPtr(s.ExclusiveMin.Value)
 	case s.ExclusiveMin.IsTrue() && s.Min != nil:
 		out.ExclusiveMinimum, out.Minimum = out.Minimum, nil
 	}
 	switch {
 	case s.ExclusiveMax.Value != nil:
-		out.ExclusiveMaximum = convFloat(s.ExclusiveMax.Value)
+		out.ExclusiveMaximum = floatPtr(s.ExclusiveMax.Value)
 	case s.ExclusiveMax.IsTrue() && s.Max != nil:
 		out.ExclusiveMaximum, out.Maximum = out.Maximum, nil
 	}
 	if s.MultipleOf != nil && *s.MultipleOf > 0 {
-		out.MultipleOf = convFloat(s.MultipleOf)
+		out.MultipleOf = floatPtr(s.MultipleOf)
 	}
 }
 
-func (c *schemaConverter) convArray(s *openapi3.Schema, out *jsonschema.Schema, hint string) {
-	out.Items = c.convOpt(s.Items, hint)
-	out.PrefixItems = c.convList(s.PrefixItems, hint)
-	out.Contains = c.convOpt(s.Contains, hint)
-	out.MinContains = convUintPtr(s.MinContains)
-	out.MaxContains = convUintPtr(s.MaxContains)
-	out.UnevaluatedItems = c.convBool(s.UnevaluatedItems, hint)
-	out.MinItems = convIntPtr(s.MinItems)
-	out.MaxItems = convUintPtr(s.MaxItems)
+func (c *Converter) array(s *openapi3.Schema, out *jsonschema.Schema, hint string) {
+	out.Items = c.optional(s.Items, hint)
+	out.PrefixItems = c.list(s.PrefixItems, hint)
+	out.Contains = c.optional(s.Contains, hint)
+	out.MinContains = uintPtr(s.MinContains)
+	out.MaxContains = uintPtr(s.MaxContains)
+	out.UnevaluatedItems = c.boolean(s.UnevaluatedItems, hint)
+	out.MinItems = intPtr(s.MinItems)
+	out.MaxItems = uintPtr(s.MaxItems)
 	out.UniqueItems = s.UniqueItems
 }
 
@@ -371,13 +371,13 @@ func (c *schemaConverter) convArray(s *openapi3.Schema, out *jsonschema.Schema, 
 // direction hides (readOnly in requests, writeOnly in responses) and their
 // required entries. Maps are walked in sorted order so that $defs names are
 // deterministic.
-func (c *schemaConverter) convObject(s *openapi3.Schema, out *jsonschema.Schema, notes *[]string) {
+func (c *Converter) object(s *openapi3.Schema, out *jsonschema.Schema, notes *[]string) {
 	var hidden map[string]bool
 	if len(s.Properties) > 0 {
 		out.Properties = make(map[string]*jsonschema.Schema, len(s.Properties))
-		for _, name := range convSortedKeys(s.Properties) {
+		for _, name := range sortedKeys(s.Properties) {
 			p := s.Properties[name]
-			if c.convHidden(p) {
+			if c.hidden(p) {
 				if hidden == nil {
 					hidden = make(map[string]bool)
 				}
@@ -398,13 +398,13 @@ func (c *schemaConverter) convObject(s *openapi3.Schema, out *jsonschema.Schema,
 			out.Required = req
 		}
 	}
-	out.MinProperties = convIntPtr(s.MinProps)
-	out.MaxProperties = convUintPtr(s.MaxProps)
-	out.AdditionalProperties = c.convBool(s.AdditionalProperties, "")
-	out.UnevaluatedProperties = c.convBool(s.UnevaluatedProperties, "")
+	out.MinProperties = intPtr(s.MinProps)
+	out.MaxProperties = uintPtr(s.MaxProps)
+	out.AdditionalProperties = c.boolean(s.AdditionalProperties, "")
+	out.UnevaluatedProperties = c.boolean(s.UnevaluatedProperties, "")
 	if len(s.PatternProperties) > 0 {
 		out.PatternProperties = make(map[string]*jsonschema.Schema, len(s.PatternProperties))
-		for _, pat := range convSortedKeys(s.PatternProperties) {
+		for _, pat := range sortedKeys(s.PatternProperties) {
 			if _, err := regexp.Compile(pat); err != nil {
 				*notes = append(*notes, "Pattern property not enforced: "+pat)
 				continue
@@ -414,11 +414,11 @@ func (c *schemaConverter) convObject(s *openapi3.Schema, out *jsonschema.Schema,
 	}
 	if len(s.DependentSchemas) > 0 {
 		out.DependentSchemas = make(map[string]*jsonschema.Schema, len(s.DependentSchemas))
-		for _, name := range convSortedKeys(s.DependentSchemas) {
+		for _, name := range sortedKeys(s.DependentSchemas) {
 			out.DependentSchemas[name] = c.conv(s.DependentSchemas[name], name)
 		}
 	}
-	out.PropertyNames = c.convOpt(s.PropertyNames, "")
+	out.PropertyNames = c.optional(s.PropertyNames, "")
 	if len(s.DependentRequired) > 0 {
 		out.DependentRequired = make(map[string][]string, len(s.DependentRequired))
 		for k, v := range s.DependentRequired {
@@ -429,18 +429,18 @@ func (c *schemaConverter) convObject(s *openapi3.Schema, out *jsonschema.Schema,
 
 // convHidden reports whether the direction hides property p: readOnly ones
 // are not sent, writeOnly ones are not returned.
-func (c *schemaConverter) convHidden(p *openapi3.SchemaRef) bool {
-	return p != nil && p.Value != nil && (c.dir == dirRequest && p.Value.ReadOnly || c.dir == dirResponse && p.Value.WriteOnly)
+func (c *Converter) hidden(p *openapi3.SchemaRef) bool {
+	return p != nil && p.Value != nil && (c.dir == Request && p.Value.ReadOnly || c.dir == Response && p.Value.WriteOnly)
 }
 
 // convChildren calls fn for every subschema of s that convBody converts, so
 // that the pre-pass counts exactly the uses conv will meet.
-func (c *schemaConverter) convChildren(s *openapi3.Schema, fn func(*openapi3.SchemaRef)) {
+func (c *Converter) children(s *openapi3.Schema, fn func(*openapi3.SchemaRef)) {
 	if s.Always != nil {
 		return
 	}
 	for _, p := range s.Properties { // counting needs no order
-		if !c.convHidden(p) {
+		if !c.hidden(p) {
 			fn(p)
 		}
 	}
@@ -466,7 +466,7 @@ func (c *schemaConverter) convChildren(s *openapi3.Schema, fn func(*openapi3.Sch
 }
 
 // convBool maps a kin boolean-or-schema keyword; nil when absent.
-func (c *schemaConverter) convBool(b openapi3.BoolSchema, hint string) *jsonschema.Schema {
+func (c *Converter) boolean(b openapi3.BoolSchema, hint string) *jsonschema.Schema {
 	switch {
 	case b.Schema != nil:
 		return c.conv(b.Schema, hint)
@@ -480,14 +480,14 @@ func (c *schemaConverter) convBool(b openapi3.BoolSchema, hint string) *jsonsche
 }
 
 // convOpt converts an optional subschema keyword: nil stays absent.
-func (c *schemaConverter) convOpt(r *openapi3.SchemaRef, hint string) *jsonschema.Schema {
+func (c *Converter) optional(r *openapi3.SchemaRef, hint string) *jsonschema.Schema {
 	if r == nil {
 		return nil
 	}
 	return c.conv(r, hint)
 }
 
-func (c *schemaConverter) convList(refs openapi3.SchemaRefs, hint string) []*jsonschema.Schema {
+func (c *Converter) list(refs openapi3.SchemaRefs, hint string) []*jsonschema.Schema {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -503,7 +503,7 @@ func (c *schemaConverter) convList(refs openapi3.SchemaRefs, hint string) []*jso
 // them, mostly without a type): a lone anyOf gains a null branch, anything
 // else is wrapped in anyOf [schema, null] with the annotations lifted to the
 // wrapper.
-func convNullable(s *jsonschema.Schema) *jsonschema.Schema {
+func nullable(s *jsonschema.Schema) *jsonschema.Schema {
 	null := &jsonschema.Schema{Type: "null"}
 	if s.AllOf == nil && s.OneOf == nil && s.Not == nil {
 		s.AnyOf = append(s.AnyOf, null)
@@ -521,19 +521,19 @@ func convNullable(s *jsonschema.Schema) *jsonschema.Schema {
 // schemaDiscriminatorNote describes a discriminator for the model, since
 // JSON Schema has no such keyword: the property and which value selects
 // which variant (component names, which may or may not be in $defs).
-func schemaDiscriminatorNote(s *openapi3.Schema) string {
+func discriminatorNote(s *openapi3.Schema) string {
 	d := s.Discriminator
 	var variants []string
 	if len(d.Mapping) > 0 {
-		for _, k := range convSortedKeys(d.Mapping) {
-			variants = append(variants, k+" → "+cmp.Or(schemaRefName(d.Mapping[k].Ref), d.Mapping[k].Ref))
+		for _, k := range sortedKeys(d.Mapping) {
+			variants = append(variants, k+" → "+cmp.Or(refName(d.Mapping[k].Ref), d.Mapping[k].Ref))
 		}
 	} else {
 		for _, r := range slices.Concat(s.OneOf, s.AnyOf) {
 			if r == nil {
 				continue
 			}
-			if n := schemaRefName(r.Ref); n != "" {
+			if n := refName(r.Ref); n != "" {
 				variants = append(variants, n)
 			}
 		}
@@ -547,7 +547,7 @@ func schemaDiscriminatorNote(s *openapi3.Schema) string {
 
 // convKnownType reports whether t is a JSON Schema type name; any other
 // name would make a schema that rejects every instance.
-func convKnownType(t string) bool {
+func knownType(t string) bool {
 	switch t {
 	case "array", "boolean", "integer", "null", "number", "object", "string":
 		return true
@@ -555,7 +555,7 @@ func convKnownType(t string) bool {
 	return false
 }
 
-func convSortedKeys[V any](m map[string]V) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -564,7 +564,7 @@ func convSortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func convFloat(f *float64) *float64 {
+func floatPtr(f *float64) *float64 {
 	if f == nil {
 		return nil
 	}
@@ -573,14 +573,14 @@ func convFloat(f *float64) *float64 {
 }
 
 // convIntPtr maps a kin count where 0 means absent.
-func convIntPtr(n uint64) *int {
+func intPtr(n uint64) *int {
 	if n == 0 {
 		return nil
 	}
-	return convUintPtr(&n)
+	return uintPtr(&n)
 }
 
-func convUintPtr(n *uint64) *int {
+func uintPtr(n *uint64) *int {
 	if n == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package bridge
+package schema
 
 import (
 	"encoding/json"
@@ -48,7 +48,7 @@ func normalizeTrue(v any, schemaPos bool) any {
 // jsonschema-go's MarshalJSON, value for value, for every schema the
 // converter produces from the corpus.
 func TestMarshalSchemaMatchesLibrary(t *testing.T) {
-	specs, _ := filepath.Glob("../testdata/specs/*")
+	specs, _ := filepath.Glob("../../testdata/specs/*")
 	n := 0
 	for _, path := range specs {
 		if strings.HasSuffix(path, ".tsv") || ((testing.Short() || raceEnabled) && strings.Contains(path, "github")) {
@@ -58,18 +58,18 @@ func TestMarshalSchemaMatchesLibrary(t *testing.T) {
 		if err != nil {
 			continue // the corpus test reports load failures
 		}
-		check := func(where string, ref *openapi3.SchemaRef, dir schemaDirection) {
+		check := func(where string, ref *openapi3.SchemaRef, dir Direction) {
 			if ref == nil {
 				return
 			}
-			conv := newSchemaConverter(dir)
-			s := conv.convert(ref)
-			s.Defs = conv.defs()
+			conv := NewConverter(dir)
+			s := conv.Convert(ref)
+			s.Defs = conv.Defs()
 			lib, err := json.Marshal(s)
 			if err != nil {
 				t.Fatalf("%s %s: library: %v", path, where, err)
 			}
-			ours, err := marshalSchema(s)
+			ours, err := Marshal(s)
 			if err != nil {
 				t.Fatalf("%s %s: marshalSchema: %v", path, where, err)
 			}
@@ -90,19 +90,19 @@ func TestMarshalSchemaMatchesLibrary(t *testing.T) {
 				where := m + " " + p
 				for _, pr := range op.Parameters {
 					if pr.Value != nil {
-						check(where+" param", pr.Value.Schema, dirRequest)
+						check(where+" param", pr.Value.Schema, Request)
 					}
 				}
 				if op.RequestBody != nil && op.RequestBody.Value != nil {
 					for _, mt := range op.RequestBody.Value.Content {
-						check(where+" body", mt.Schema, dirRequest)
+						check(where+" body", mt.Schema, Request)
 					}
 				}
 				if op.Responses != nil {
 					for _, r := range op.Responses.Map() {
 						if r.Value != nil {
 							for _, mt := range r.Value.Content {
-								check(where+" response", mt.Schema, dirResponse)
+								check(where+" response", mt.Schema, Response)
 							}
 						}
 					}
@@ -117,7 +117,7 @@ func TestMarshalSchemaMatchesLibrary(t *testing.T) {
 }
 
 func BenchmarkMarshalSchema(b *testing.B) {
-	res, err := specloader.Load(b.Context(), "../testdata/specs/github-api.3.0.json", specloader.Options{})
+	res, err := specloader.Load(b.Context(), "../../testdata/specs/github-api.3.0.json", specloader.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -133,10 +133,10 @@ func BenchmarkMarshalSchema(b *testing.B) {
 			}
 		}
 	}
-	conv := newSchemaConverter(dirResponse)
+	conv := NewConverter(Response)
 	var schemas = make([]any, 0, len(roots))
 	for _, r := range roots {
-		schemas = append(schemas, conv.convert(r))
+		schemas = append(schemas, conv.Convert(r))
 	}
 	b.Run("library", func(b *testing.B) {
 		for b.Loop() {
@@ -150,7 +150,7 @@ func BenchmarkMarshalSchema(b *testing.B) {
 	b.Run("marshalSchema", func(b *testing.B) {
 		for b.Loop() {
 			for _, s := range schemas {
-				if _, err := marshalSchema(s.(*jsonschema.Schema)); err != nil {
+				if _, err := Marshal(s.(*jsonschema.Schema)); err != nil {
 					b.Fatal(err)
 				}
 			}

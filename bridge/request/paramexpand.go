@@ -1,4 +1,4 @@
-package bridge
+package request
 
 // Value expansion for parameters (RFC 6570 operators as OpenAPI styles),
 // primitive formatting and percent-escaping.
@@ -8,8 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/bridge/media"
 	"math"
-	"mime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,9 +17,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// encOp is an RFC 6570 expression operator as an OpenAPI style and
+// styleOp is an RFC 6570 expression operator as an OpenAPI style and
 // location use it.
-type encOp struct {
+type styleOp struct {
 	style   string
 	explode bool
 	first   string  // written before the expansion: "", "." (label), ";" (matrix)
@@ -27,26 +27,26 @@ type encOp struct {
 	delim   string  // between the items of a non-exploded array or object
 	named   bool    // members are name=value (matrix, form)
 	ifemp   string  // after the name when the value is empty (";x" but "x=")
-	mode    encMode // escaping of values and keys
+	mode    escMode // escaping of values and keys
 	path    bool    // escape dot segments too
 	raw     bool    // no escaping (headers)
 }
 
-func (s paramSpec) op() encOp {
-	op := encOp{style: s.Style, explode: s.Explode, sep: ",", delim: ",", mode: encStrict}
+func (s ParamSpec) op() styleOp {
+	op := styleOp{style: s.Style, explode: s.Explode, sep: ",", delim: ",", mode: escStrict}
 	switch s.In {
-	case paramInPath:
+	case InPath:
 		op.path = true
 		switch s.Style {
 		case openapi3.SerializationLabel:
-			op.first, op.sep, op.mode = ".", ".", encLabel
+			op.first, op.sep, op.mode = ".", ".", escLabel
 		case openapi3.SerializationMatrix:
 			op.first, op.sep, op.named = ";", ";", true
 		}
-	case paramInQuery:
+	case InQuery:
 		op.sep, op.named, op.ifemp = "&", true, "="
 		if s.AllowReserved {
-			op.mode = encReserved
+			op.mode = escReserved
 		}
 		switch s.Style {
 		case openapi3.SerializationSpaceDelimited:
@@ -54,9 +54,9 @@ func (s paramSpec) op() encOp {
 		case openapi3.SerializationPipeDelimited:
 			op.delim = "%7C"
 		}
-	case paramInHeader:
+	case InHeader:
 		op.raw = true
-	case paramInCookie:
+	case InCookie:
 		op.sep, op.named, op.ifemp = "; ", true, "="
 	}
 	return op
@@ -64,7 +64,7 @@ func (s paramSpec) op() encOp {
 
 // expand appends the expansion of name=v (RFC 6570 section 3.2.1's
 // algorithm, objects in sorted key order, null as undefined).
-func (op encOp) expand(dst []byte, name string, v any) ([]byte, error) {
+func (op styleOp) expand(dst []byte, name string, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return dst, nil
@@ -74,7 +74,7 @@ func (op encOp) expand(dst []byte, name string, v any) ([]byte, error) {
 		}
 		dst = append(dst, op.first...)
 		for i, item := range x {
-			str, err := encItemString(item, op.style)
+			str, err := itemString(item, op.style)
 			if err != nil {
 				return dst, err
 			}
@@ -88,7 +88,7 @@ func (op encOp) expand(dst []byte, name string, v any) ([]byte, error) {
 				}
 			case i == 0:
 				if op.named {
-					dst = append(encAppendEscaped(dst, name, encStrict), '=')
+					dst = append(appendEscaped(dst, name, escStrict), '=')
 				}
 			default:
 				dst = append(dst, op.delim...)
@@ -97,16 +97,16 @@ func (op encOp) expand(dst []byte, name string, v any) ([]byte, error) {
 		}
 		return dst, nil
 	case map[string]any:
-		keys := encSortedKeys(x)
+		keys := sortedKeys(x)
 		if len(keys) == 0 {
 			return dst, nil
 		}
 		dst = append(dst, op.first...)
 		if op.named && !op.explode {
-			dst = append(encAppendEscaped(dst, name, encStrict), '=')
+			dst = append(appendEscaped(dst, name, escStrict), '=')
 		}
 		for i, k := range keys {
-			str, err := encItemString(x[k], op.style)
+			str, err := itemString(x[k], op.style)
 			if err != nil {
 				return dst, err
 			}
@@ -131,7 +131,7 @@ func (op encOp) expand(dst []byte, name string, v any) ([]byte, error) {
 		}
 		return dst, nil
 	}
-	str, err := encScalar(v)
+	str, err := scalarString(v)
 	if err != nil {
 		return dst, err
 	}
@@ -143,45 +143,45 @@ func (op encOp) expand(dst []byte, name string, v any) ([]byte, error) {
 }
 
 // appendName writes name= (or name plus ifemp when the value is empty).
-func (op encOp) appendName(dst []byte, name, value string) []byte {
-	dst = encAppendEscaped(dst, name, encStrict)
+func (op styleOp) appendName(dst []byte, name, value string) []byte {
+	dst = appendEscaped(dst, name, escStrict)
 	if value == "" {
 		return append(dst, op.ifemp...)
 	}
 	return append(dst, '=')
 }
 
-func (op encOp) escape(dst []byte, s string) []byte {
+func (op styleOp) escape(dst []byte, s string) []byte {
 	switch {
 	case op.raw:
 		return append(dst, s...)
 	case op.path:
-		return encAppendPathPart(dst, s, op.mode)
+		return appendPathPart(dst, s, op.mode)
 	}
-	return encAppendEscaped(dst, s, op.mode)
+	return appendEscaped(dst, s, op.mode)
 }
 
 // contentString encodes the value of a `content` parameter: JSON for JSON
 // media types; for others (text/plain...) primitives as text and
 // arrays/objects as JSON.
-func (s paramSpec) contentString(v any) (string, error) {
-	if !encIsJSONMedia(s.ContentType) {
+func (s ParamSpec) contentString(v any) (string, error) {
+	if !media.IsJSON(s.ContentType) {
 		switch v.(type) {
 		case []any, map[string]any:
 		default:
-			return encScalar(v)
+			return scalarString(v)
 		}
 	}
-	b, err := encJSON(v)
+	b, err := compactJSON(v)
 	if err != nil {
 		return "", err
 	}
 	return string(b), nil
 }
 
-// encScalar formats a primitive: strings as-is, numbers without exponent,
+// scalarString formats a primitive: strings as-is, numbers without exponent,
 // json.Number verbatim, booleans as true/false, null as "".
-func encScalar(v any) (string, error) {
+func scalarString(v any) (string, error) {
 	switch x := v.(type) {
 	case string:
 		return x, nil
@@ -193,7 +193,7 @@ func encScalar(v any) (string, error) {
 		}
 		return strconv.FormatFloat(x, 'f', -1, 64), nil
 	case float32:
-		return encScalar(float64(x))
+		return scalarString(float64(x))
 	case bool:
 		return strconv.FormatBool(x), nil
 	case int:
@@ -212,18 +212,18 @@ func encScalar(v any) (string, error) {
 	return "", fmt.Errorf("unsupported value of type %T", v)
 }
 
-// encItemString formats an array item or object property value: it must be
+// itemString formats an array item or object property value: it must be
 // a primitive (nested arrays/objects need deepObject or `content`).
-func encItemString(v any, style string) (string, error) {
+func itemString(v any, style string) (string, error) {
 	switch v.(type) {
 	case []any, map[string]any:
 		return "", fmt.Errorf("style %s cannot serialize nested arrays or objects", style)
 	}
-	return encScalar(v)
+	return scalarString(v)
 }
 
-// encSortedKeys returns the keys of m whose values are not null, sorted.
-func encSortedKeys(m map[string]any) []string {
+// sortedKeys returns the keys of m whose values are not null, sorted.
+func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k, v := range m {
 		if v != nil {
@@ -234,9 +234,9 @@ func encSortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// encJSON is compact JSON without HTML escaping ('<' stays '<'), so upstreams
+// compactJSON is compact JSON without HTML escaping ('<' stays '<'), so upstreams
 // receive the argument's text unchanged.
-func encJSON(v any) ([]byte, error) {
+func compactJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -247,78 +247,61 @@ func encJSON(v any) ([]byte, error) {
 	return b[:len(b)-1], nil // Encode appends '\n'
 }
 
-// encIsJSONMedia reports whether a media type (parameters allowed) is JSON:
-// application/json, any +json, or any */json.
-func encIsJSONMedia(ct string) bool {
-	mt := encMediaType(ct)
-	return strings.HasSuffix(mt, "/json") || strings.HasSuffix(mt, "+json")
-}
-
-// encMediaType lower-cases a media type and drops its parameters; it
-// tolerates strings mime.ParseMediaType rejects.
-func encMediaType(ct string) string {
-	if mt, _, err := mime.ParseMediaType(ct); err == nil {
-		return mt
-	}
-	mt, _, _ := strings.Cut(ct, ";")
-	return strings.ToLower(strings.TrimSpace(mt))
-}
-
-// encMode selects which bytes encAppendEscaped leaves literal.
-type encMode uint8
+// escMode selects which bytes appendEscaped leaves literal.
+type escMode uint8
 
 const (
-	encStrict   encMode = iota // RFC 3986 unreserved only
-	encLabel                   // unreserved except '.', the label delimiter
-	encReserved                // allowReserved: also :/?@!$'()*, and %XX triples
-	encCookie                  // RFC 6265 cookie-octets except '%'
+	escStrict   escMode = iota // RFC 3986 unreserved only
+	escLabel                   // unreserved except '.', the label delimiter
+	escReserved                // allowReserved: also :/?@!$'()*, and %XX triples
+	escCookie                  // RFC 6265 cookie-octets except '%'
 )
 
-const encHex = "0123456789ABCDEF"
+const upperHex = "0123456789ABCDEF"
 
-func encKeep(c byte, m encMode) bool {
+func keepLiteral(c byte, m escMode) bool {
 	unreserved := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '-' || c == '.' || c == '_' || c == '~'
 	switch m {
-	case encLabel:
+	case escLabel:
 		return unreserved && c != '.'
-	case encReserved:
+	case escReserved:
 		// Reserved characters except those the query or form encoding
 		// gives meaning to: '[' ']' '#' (not allowed in a query), '&' '='
 		// '+' (form-urlencoded) and ';' (a legacy pair separator that Go's
 		// url.ParseQuery rejects).
 		return unreserved || strings.IndexByte(":/?@!$'()*,", c) >= 0
-	case encCookie:
+	case escCookie:
 		return c == 0x21 || 0x23 <= c && c <= 0x2B && c != '%' || 0x2D <= c && c <= 0x3A ||
 			0x3C <= c && c <= 0x5B || 0x5D <= c && c <= 0x7E
 	}
 	return unreserved
 }
 
-func encIsHex(c byte) bool {
+func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// encAppendEscaped appends s percent-encoded per mode (UTF-8 bytes, upper
+// appendEscaped appends s percent-encoded per mode (UTF-8 bytes, upper
 // case hex).
-func encAppendEscaped(dst []byte, s string, m encMode) []byte {
+func appendEscaped(dst []byte, s string, m escMode) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if encKeep(c, m) || m == encReserved && c == '%' && i+2 < len(s) && encIsHex(s[i+1]) && encIsHex(s[i+2]) {
+		if keepLiteral(c, m) || m == escReserved && c == '%' && i+2 < len(s) && isHexDigit(s[i+1]) && isHexDigit(s[i+2]) {
 			dst = append(dst, c)
 			continue
 		}
-		dst = append(dst, '%', encHex[c>>4], encHex[c&15])
+		dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
 	}
 	return dst
 }
 
-// encAppendPathPart escapes one path value. Dots are escaped too where
+// appendPathPart escapes one path value. Dots are escaped too where
 // they would form a dot segment, even for a server that decodes %2F or
 // %5C before normalizing: a value made only of dots ("." is %2E, ".." is
 // %2E%2E) and every all-dot run between '/' or '\\' ("../a" is
 // %2E%2E%2Fa).
-func encAppendPathPart(dst []byte, s string, m encMode) []byte {
+func appendPathPart(dst []byte, s string, m escMode) []byte {
 	for len(s) > 0 {
 		i := strings.IndexAny(s, "/\\")
 		if i < 0 {
@@ -328,33 +311,33 @@ func encAppendPathPart(dst []byte, s string, m encMode) []byte {
 		}
 		run, rm := s[:i], m
 		if strings.Trim(strings.TrimRight(run, "/\\"), ".") == "" {
-			rm = encLabel
+			rm = escLabel
 		}
-		dst = encAppendEscaped(dst, run, rm)
+		dst = appendEscaped(dst, run, rm)
 		s = s[i:]
 	}
 	return dst
 }
 
-// encAppendSep writes '&' unless buf is empty or already ends a pair.
-func encAppendSep(buf []byte) []byte {
+// appendSep writes '&' unless buf is empty or already ends a pair.
+func appendSep(buf []byte) []byte {
 	if n := len(buf); n > 0 && buf[n-1] != '&' && buf[n-1] != '?' {
 		buf = append(buf, '&')
 	}
 	return buf
 }
 
-// encAppendPair writes [&]name=value with the name strictly escaped.
-func encAppendPair(buf []byte, name, value string, m encMode) []byte {
-	buf = encAppendSep(buf)
-	buf = encAppendEscaped(buf, name, encStrict)
+// appendPair writes [&]name=value with the name strictly escaped.
+func appendPair(buf []byte, name, value string, m escMode) []byte {
+	buf = appendSep(buf)
+	buf = appendEscaped(buf, name, escStrict)
 	buf = append(buf, '=')
-	return encAppendEscaped(buf, value, m)
+	return appendEscaped(buf, value, m)
 }
 
-// paramIsToken reports whether s is an RFC 9110 token (header and cookie
+// isToken reports whether s is an RFC 9110 token (header and cookie
 // names).
-func paramIsToken(s string) bool {
+func isToken(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -367,4 +350,10 @@ func paramIsToken(s string) bool {
 		return false
 	}
 	return true
+}
+
+// AppendQueryPair writes [&]name=value with both strictly escaped, as
+// parameter values are (a fixed query in a path key, for example).
+func AppendQueryPair(buf []byte, name, value string) []byte {
+	return appendPair(buf, name, value, escStrict)
 }

@@ -1,4 +1,4 @@
-package bridge
+package result
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/bridge/media"
 )
 
 // maxResultParts bounds the parts of a multipart response turned into
@@ -22,7 +24,7 @@ const maxResultParts = 64
 // content, and every other part (later textual parts included) is an
 // attachment: an embedded resource, text or base64 blob. Every textual part
 // is redacted. ok is false when the body does not parse as multipart.
-func (b *Bridge) multipartContent(t *tool, params map[string]string, body []byte) ([]mcp.Content, bool) {
+func (s *Shaper) multipartContent(name string, params map[string]string, body []byte) ([]mcp.Content, bool) {
 	boundary := params["boundary"]
 	if boundary == "" {
 		return nil, false
@@ -47,12 +49,12 @@ func (b *Bridge) multipartContent(t *tool, params map[string]string, body []byte
 		if ct == "" {
 			ct = "text/plain" // RFC 2046 default for a part
 		}
-		textual := isJSONType(ct) || isTextType(ct)
+		textual := media.IsText(ct)
 		var text string
 		if textual {
-			text = b.redactor.RedactString(string(data))
-			if isJSONType(ct) {
-				if red, err := b.redactor.RedactJSON(nil, data); err == nil {
+			text = s.Redactor.RedactString(string(data))
+			if media.IsJSON(ct) {
+				if red, err := s.Redactor.RedactJSON(nil, data); err == nil {
 					text = string(red)
 				}
 			}
@@ -66,9 +68,9 @@ func (b *Bridge) multipartContent(t *tool, params map[string]string, body []byte
 		case strings.HasPrefix(ct, "audio/"):
 			out = append(out, &mcp.AudioContent{Data: data, MIMEType: ct})
 		default:
-			uri := fmt.Sprintf("mcpbridge://%s/response/part/%d", t.def.Name, n)
-			if name := p.FileName(); name != "" {
-				uri += "/" + strings.ReplaceAll(name, "/", "_")
+			uri := fmt.Sprintf("mcpbridge://%s/response/part/%d", name, n)
+			if fn := p.FileName(); fn != "" {
+				uri += "/" + strings.ReplaceAll(fn, "/", "_")
 			}
 			rc := &mcp.ResourceContents{URI: uri, MIMEType: ct}
 			if textual {

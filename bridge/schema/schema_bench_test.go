@@ -1,4 +1,4 @@
-package bridge
+package schema
 
 import (
 	"testing"
@@ -10,16 +10,16 @@ import (
 // of every operation of GitHub's REST spec (1,223 operations), one converter
 // per tool schema as bridge.New does. Loading the spec is not timed.
 func BenchmarkConvertGitHub(b *testing.B) {
-	doc := schemaTestLoadSpec(b, "../testdata/specs/github-api.3.0.json")
+	doc := schemaTestLoadSpec(b, "../../testdata/specs/github-api.3.0.json")
 	type opSchemas struct{ req, resp []*openapi3.SchemaRef }
 	var ops []opSchemas
 	for _, p := range doc.Paths.Keys() {
 		item := doc.Paths.Value(p)
-		for _, method := range convSortedKeys(item.Operations()) {
+		for _, method := range sortedKeys(item.Operations()) {
 			op := item.Operations()[method]
 			var o opSchemas
 			if op.RequestBody != nil && op.RequestBody.Value != nil {
-				for _, ct := range convSortedKeys(op.RequestBody.Value.Content) {
+				for _, ct := range sortedKeys(op.RequestBody.Value.Content) {
 					o.req = append(o.req, op.RequestBody.Value.Content[ct].Schema)
 				}
 			}
@@ -31,14 +31,14 @@ func BenchmarkConvertGitHub(b *testing.B) {
 	for b.Loop() {
 		for _, o := range ops {
 			for _, set := range []struct {
-				dir  schemaDirection
+				dir  Direction
 				refs []*openapi3.SchemaRef
-			}{{dirRequest, o.req}, {dirResponse, o.resp}} {
-				c := newSchemaConverter(set.dir)
+			}{{Request, o.req}, {Response, o.resp}} {
+				c := NewConverter(set.dir)
 				for _, r := range set.refs {
-					c.convert(r)
+					c.Convert(r)
 				}
-				_ = c.defs()
+				_ = c.Defs()
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package bridge_test
+package upstream_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 )
 
 // TestUpstreamClientRedirects checks that credentials never follow a
@@ -29,7 +29,7 @@ func TestUpstreamClientRedirects(t *testing.T) {
 		}
 	}))
 	defer up.Close()
-	c := bridge.NewUpstreamClient(bridge.UpstreamOptions{})
+	c := upstream.New(upstream.Options{})
 	for _, tt := range []struct {
 		path string
 		want int

@@ -1,9 +1,10 @@
-package bridge
+package request
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/bridge/media"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,72 +54,72 @@ import (
 //     pipeDelimited with explode=true act like form with explode=true;
 //     deepObject ignores explode. Arrays with deepObject are an error.
 
-// paramLocation is where an OpenAPI parameter goes.
-type paramLocation string
+// Location is where an OpenAPI parameter goes.
+type Location string
 
 // The four OpenAPI 3.0/3.1 parameter locations.
 const (
-	paramInPath   paramLocation = openapi3.ParameterInPath
-	paramInQuery  paramLocation = openapi3.ParameterInQuery
-	paramInHeader paramLocation = openapi3.ParameterInHeader
-	paramInCookie paramLocation = openapi3.ParameterInCookie
+	InPath   Location = openapi3.ParameterInPath
+	InQuery  Location = openapi3.ParameterInQuery
+	InHeader Location = openapi3.ParameterInHeader
+	InCookie Location = openapi3.ParameterInCookie
 )
 
-// paramSpec is the precompiled serialization plan for one parameter, built
-// once at startup by newParamSpec (a literal must set the resolved Style and
+// ParamSpec is the precompiled serialization plan for one parameter, built
+// once at startup by NewParamSpec (a literal must set the resolved Style and
 // Explode itself).
-type paramSpec struct {
-	Name          string        // name on the wire
-	In            paramLocation // path, query, header or cookie
-	Style         string        // resolved style (defaults applied: path/header "simple", query/cookie "form")
-	Explode       bool          // resolved explode (default true for form, false otherwise; always true for deepObject)
-	AllowReserved bool          // query only: RFC 3986 reserved characters pass unescaped
-	ContentType   string        // non-empty for `content` parameters: the value is encoded per this media type, then serialized as a primitive
+type ParamSpec struct {
+	Name          string   // name on the wire
+	In            Location // path, query, header or cookie
+	Style         string   // resolved style (defaults applied: path/header "simple", query/cookie "form")
+	Explode       bool     // resolved explode (default true for form, false otherwise; always true for deepObject)
+	AllowReserved bool     // query only: RFC 3986 reserved characters pass unescaped
+	ContentType   string   // non-empty for `content` parameters: the value is encoded per this media type, then serialized as a primitive
 }
 
-// newParamSpec builds a paramSpec from a kin-openapi parameter, applying the
+// NewParamSpec builds a ParamSpec from a kin-openapi parameter, applying the
 // OpenAPI defaults. It returns an error for a missing name, an unknown
 // location, a header or cookie name that is not an RFC 9110 token, and a
 // style the location does not allow (path: simple, label, matrix; query:
 // form, spaceDelimited, pipeDelimited, deepObject; header: simple; cookie:
 // form). Style is not checked for `content` parameters, which ignore it.
-func newParamSpec(p *openapi3.Parameter) (paramSpec, error) {
+func NewParamSpec(p *openapi3.Parameter) (ParamSpec, error) {
 	if p == nil {
-		return paramSpec{}, errors.New("parameter is nil")
+		return ParamSpec{}, errors.New("parameter is nil")
 	}
 	if p.Name == "" {
-		return paramSpec{}, errors.New("parameter has no name")
+		return ParamSpec{}, errors.New("parameter has no name")
 	}
-	s := paramSpec{Name: p.Name, In: paramLocation(p.In)}
+	s := ParamSpec{Name: p.Name, In: Location(p.In)}
 	var allowed []string
 	switch s.In {
-	case paramInPath:
+	case InPath:
 		allowed = []string{openapi3.SerializationSimple, openapi3.SerializationLabel, openapi3.SerializationMatrix}
-	case paramInQuery:
+	case InQuery:
 		allowed = []string{openapi3.SerializationForm, openapi3.SerializationSpaceDelimited, openapi3.SerializationPipeDelimited, openapi3.SerializationDeepObject}
-	case paramInHeader:
+	case InHeader:
 		allowed = []string{openapi3.SerializationSimple}
-	case paramInCookie:
+	case InCookie:
 		allowed = []string{openapi3.SerializationForm}
 	default:
-		return paramSpec{}, fmt.Errorf("unsupported location %q", p.In)
+		return ParamSpec{}, fmt.Errorf("unsupported location %q", p.In)
 	}
-	if (s.In == paramInHeader || s.In == paramInCookie) && !paramIsToken(p.Name) {
-		return paramSpec{}, fmt.Errorf("%q is not a valid %s name", p.Name, p.In)
+	if (s.In == InHeader || s.In == InCookie) && !isToken(p.Name) {
+		return ParamSpec{}, fmt.Errorf("%q is not a valid %s name", p.Name, p.In)
 	}
 	sm, err := p.SerializationMethod()
 	if err != nil {
-		return paramSpec{}, err
+		return ParamSpec{}, err
 	}
 	s.Style, s.Explode = sm.Style, sm.Explode
-	s.AllowReserved = p.AllowReserved && s.In == paramInQuery
+	s.AllowReserved = p.AllowReserved && s.In == InQuery
 	if len(p.Content) > 0 {
-		s.ContentType = paramPickContent(p.Content)
-		s.Style, s.Explode = allowed[0], s.In == paramInQuery || s.In == paramInCookie
+		s.ContentType = pickContent(p.Content)
+		s.Style, s.Explode = allowed[0], s.In == InQuery || s.In == InCookie
 		return s, nil
 	}
 	if !slices.Contains(allowed, s.Style) {
-		return paramSpec{}, fmt.Errorf("style %q is not allowed in %s (allowed: %s)",
+		return ParamSpec{}, fmt.Errorf("style %q is not allowed in %s (allowed: %s)",
 			s.Style, s.In, strings.Join(allowed, ", "))
 	}
 	if s.Style == openapi3.SerializationDeepObject {
@@ -129,17 +130,17 @@ func newParamSpec(p *openapi3.Parameter) (paramSpec, error) {
 	return s, nil
 }
 
-// paramPickContent chooses the media type of a `content` parameter. The
+// pickContent chooses the media type of a `content` parameter. The
 // spec allows exactly one; with several, a JSON one wins, then the first in
 // sorted order.
-func paramPickContent(c openapi3.Content) string {
+func pickContent(c openapi3.Content) string {
 	keys := make([]string, 0, len(c))
 	for k := range c {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if encIsJSONMedia(k) {
+		if media.IsJSON(k) {
 			return k
 		}
 	}
@@ -151,7 +152,7 @@ func paramPickContent(c openapi3.Content) string {
 // Styles simple, label and matrix, with explode, per the OpenAPI table.
 // The value cannot change the path's shape (see the notes above); null and
 // empty results are errors.
-func (s paramSpec) encodePath(v any) (string, error) {
+func (s ParamSpec) encodePath(v any) (string, error) {
 	if v == nil {
 		return "", errors.New("path parameter must not be null")
 	}
@@ -161,7 +162,7 @@ func (s paramSpec) encodePath(v any) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		b = encAppendPathPart(nil, str, encStrict)
+		b = appendPathPart(nil, str, escStrict)
 	} else {
 		var err error
 		if b, err = s.op().expand(nil, s.Name, v); err != nil {
@@ -174,7 +175,7 @@ func (s paramSpec) encodePath(v any) (string, error) {
 	if strings.Trim(string(b), ".") == "" {
 		// Label of "" is "." and label explode of ["",""] is "..": dot
 		// segments that a client or server would normalize away.
-		b = encAppendEscaped(nil, string(b), encLabel)
+		b = appendEscaped(nil, string(b), escLabel)
 	}
 	return string(b), nil
 }
@@ -187,7 +188,7 @@ func (s paramSpec) encodePath(v any) (string, error) {
 // spaceDelimited and pipeDelimited (explode false; explode true behaves
 // like form), deepObject (nested objects color[a][b]=x, arrays by index
 // color[a][0]=x).
-func (s paramSpec) appendQuery(buf []byte, v any) ([]byte, error) {
+func (s ParamSpec) appendQuery(buf []byte, v any) ([]byte, error) {
 	if v == nil {
 		return buf, nil
 	}
@@ -196,7 +197,7 @@ func (s paramSpec) appendQuery(buf []byte, v any) ([]byte, error) {
 		if err != nil {
 			return buf, err
 		}
-		return encAppendPair(buf, s.Name, str, encStrict), nil
+		return appendPair(buf, s.Name, str, escStrict), nil
 	}
 	op := s.op()
 	if s.Style == openapi3.SerializationDeepObject {
@@ -204,15 +205,15 @@ func (s paramSpec) appendQuery(buf []byte, v any) ([]byte, error) {
 		case []any:
 			return buf, errors.New("style deepObject cannot serialize an array")
 		case map[string]any:
-			key := encAppendEscaped(make([]byte, 0, 64), s.Name, encStrict)
-			out, err := encAppendDeep(buf, key, v, op.mode)
+			key := appendEscaped(make([]byte, 0, 64), s.Name, escStrict)
+			out, err := appendDeep(buf, key, v, op.mode)
 			if err != nil {
 				return buf, err
 			}
 			return out, nil
 		}
 	}
-	sep := encAppendSep(buf)
+	sep := appendSep(buf)
 	out, err := op.expand(sep, s.Name, v)
 	if err != nil || len(out) == len(sep) {
 		return buf, err // nothing written: drop the separator
@@ -220,17 +221,17 @@ func (s paramSpec) appendQuery(buf []byte, v any) ([]byte, error) {
 	return out, nil
 }
 
-// encAppendDeep writes deepObject pairs for v under the escaped key prefix
+// appendDeep writes deepObject pairs for v under the escaped key prefix
 // (key is reused as scratch space for nested keys).
-func encAppendDeep(buf, key []byte, v any, mode encMode) ([]byte, error) {
+func appendDeep(buf, key []byte, v any, mode escMode) ([]byte, error) {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range encSortedKeys(x) {
+		for _, k := range sortedKeys(x) {
 			sub := append(key, "%5B"...)
-			sub = encAppendEscaped(sub, k, encStrict)
+			sub = appendEscaped(sub, k, escStrict)
 			sub = append(sub, "%5D"...)
 			var err error
-			if buf, err = encAppendDeep(buf, sub, x[k], mode); err != nil {
+			if buf, err = appendDeep(buf, sub, x[k], mode); err != nil {
 				return buf, err
 			}
 		}
@@ -244,27 +245,27 @@ func encAppendDeep(buf, key []byte, v any, mode encMode) ([]byte, error) {
 				item = ""
 			}
 			var err error
-			if buf, err = encAppendDeep(buf, sub, item, mode); err != nil {
+			if buf, err = appendDeep(buf, sub, item, mode); err != nil {
 				return buf, err
 			}
 		}
 		return buf, nil
 	}
-	str, err := encScalar(v)
+	str, err := scalarString(v)
 	if err != nil {
 		return buf, err
 	}
-	buf = encAppendSep(buf)
+	buf = appendSep(buf)
 	buf = append(buf, key...)
 	buf = append(buf, '=')
-	return encAppendEscaped(buf, str, mode), nil
+	return appendEscaped(buf, str, mode), nil
 }
 
 // headerValue serializes a header parameter (style simple, explode
 // true/false, arrays and objects). Values are not percent-encoded. It
 // returns "" for null and for empty arrays/objects: callers must then not
 // send the header.
-func (s paramSpec) headerValue(v any) (string, error) {
+func (s ParamSpec) headerValue(v any) (string, error) {
 	var b []byte
 	if s.ContentType != "" && v != nil {
 		str, err := s.contentString(v)
@@ -289,7 +290,7 @@ func (s paramSpec) headerValue(v any) (string, error) {
 // values (RFC 6570), so they only hold unreserved characters, %XX and the
 // ',' delimiter; `content` cookies are only escaped where RFC 6265 forbids a
 // byte (and '%'). Null and empty arrays/objects give no pairs.
-func (s paramSpec) cookiePairs(v any) ([]string, error) {
+func (s ParamSpec) cookiePairs(v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -298,7 +299,7 @@ func (s paramSpec) cookiePairs(v any) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []string{string(encAppendPair(nil, s.Name, str, encCookie))}, nil
+		return []string{string(appendPair(nil, s.Name, str, escCookie))}, nil
 	}
 	b, err := s.op().expand(nil, s.Name, v)
 	if err != nil || len(b) == 0 {

@@ -1,4 +1,4 @@
-package bridge
+package request
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ var (
 // kin is "" when kin-openapi's openapi3filter must decode the output back
 // to the value; otherwise a substring of the error kin reports.
 var paramStyleCases = []struct {
-	in      paramLocation
+	in      Location
 	style   string
 	explode bool
 	value   any
@@ -38,70 +38,70 @@ var paramStyleCases = []struct {
 	kin     string
 }{
 	// path
-	{paramInPath, "simple", false, paramStyleString, "blue", ""},
-	{paramInPath, "simple", false, paramStyleArray, "blue,black,brown", ""},
-	{paramInPath, "simple", false, paramStyleObject, "B,150,G,200,R,100", ""},
-	{paramInPath, "simple", true, paramStyleString, "blue", ""},
-	{paramInPath, "simple", true, paramStyleArray, "blue,black,brown", ""},
-	{paramInPath, "simple", true, paramStyleObject, "B=150,G=200,R=100", ""},
-	{paramInPath, "label", false, paramStyleString, ".blue", ""},
-	{paramInPath, "label", false, paramStyleArray, ".blue,black,brown", ""},
-	{paramInPath, "label", false, paramStyleObject, ".B,150,G,200,R,100", ""},
-	{paramInPath, "label", true, paramStyleString, ".blue", ""},
-	{paramInPath, "label", true, paramStyleArray, ".blue.black.brown", ""},
-	{paramInPath, "label", true, paramStyleObject, ".B=150.G=200.R=100", ""},
-	{paramInPath, "matrix", false, paramStyleString, ";color=blue", ""},
-	{paramInPath, "matrix", false, paramStyleArray, ";color=blue,black,brown", ""},
-	{paramInPath, "matrix", false, paramStyleObject, ";color=B,150,G,200,R,100", ""},
-	{paramInPath, "matrix", true, paramStyleString, ";color=blue", ""},
-	{paramInPath, "matrix", true, paramStyleArray, ";color=blue;color=black;color=brown", ""},
-	{paramInPath, "matrix", true, paramStyleObject, ";B=150;G=200;R=100", ""},
+	{InPath, "simple", false, paramStyleString, "blue", ""},
+	{InPath, "simple", false, paramStyleArray, "blue,black,brown", ""},
+	{InPath, "simple", false, paramStyleObject, "B,150,G,200,R,100", ""},
+	{InPath, "simple", true, paramStyleString, "blue", ""},
+	{InPath, "simple", true, paramStyleArray, "blue,black,brown", ""},
+	{InPath, "simple", true, paramStyleObject, "B=150,G=200,R=100", ""},
+	{InPath, "label", false, paramStyleString, ".blue", ""},
+	{InPath, "label", false, paramStyleArray, ".blue,black,brown", ""},
+	{InPath, "label", false, paramStyleObject, ".B,150,G,200,R,100", ""},
+	{InPath, "label", true, paramStyleString, ".blue", ""},
+	{InPath, "label", true, paramStyleArray, ".blue.black.brown", ""},
+	{InPath, "label", true, paramStyleObject, ".B=150.G=200.R=100", ""},
+	{InPath, "matrix", false, paramStyleString, ";color=blue", ""},
+	{InPath, "matrix", false, paramStyleArray, ";color=blue,black,brown", ""},
+	{InPath, "matrix", false, paramStyleObject, ";color=B,150,G,200,R,100", ""},
+	{InPath, "matrix", true, paramStyleString, ";color=blue", ""},
+	{InPath, "matrix", true, paramStyleArray, ";color=blue;color=black;color=brown", ""},
+	{InPath, "matrix", true, paramStyleObject, ";B=150;G=200;R=100", ""},
 	// query
-	{paramInQuery, "form", false, paramStyleString, "color=blue", ""},
-	{paramInQuery, "form", false, paramStyleArray, "color=blue,black,brown", ""},
-	{paramInQuery, "form", false, paramStyleObject, "color=B,150,G,200,R,100", ""},
-	{paramInQuery, "form", true, paramStyleString, "color=blue", ""},
-	{paramInQuery, "form", true, paramStyleArray, "color=blue&color=black&color=brown", ""},
-	{paramInQuery, "form", true, paramStyleObject, "B=150&G=200&R=100", ""},
-	{paramInQuery, "spaceDelimited", false, paramStyleString, "color=blue", "invalid serialization method"}, // n/a: written as form
-	{paramInQuery, "spaceDelimited", false, paramStyleArray, "color=blue%20black%20brown", ""},
-	{paramInQuery, "spaceDelimited", false, paramStyleObject, "color=B%20150%20G%20200%20R%20100", ""},
-	{paramInQuery, "spaceDelimited", true, paramStyleString, "color=blue", "invalid serialization method"},                                               // n/a: as form
-	{paramInQuery, "spaceDelimited", true, paramStyleArray, "color=blue&color=black&color=brown", ""},                                                    // n/a: as form explode
-	{paramInQuery, "spaceDelimited", true, paramStyleObject, "B=150&G=200&R=100", "invalid serialization method"},                                        // n/a: as form explode
-	{paramInQuery, "pipeDelimited", false, paramStyleString, "color=blue", "invalid serialization method"},                                               // n/a: as form
-	{paramInQuery, "pipeDelimited", false, paramStyleArray, "color=blue%7Cblack%7Cbrown", ""},                                                            //
-	{paramInQuery, "pipeDelimited", false, paramStyleObject, "color=B%7C150%7CG%7C200%7CR%7C100", ""},                                                    //
-	{paramInQuery, "pipeDelimited", true, paramStyleString, "color=blue", "invalid serialization method"},                                                // n/a: as form
-	{paramInQuery, "pipeDelimited", true, paramStyleArray, "color=blue&color=black&color=brown", ""},                                                     // n/a: as form explode
-	{paramInQuery, "pipeDelimited", true, paramStyleObject, "B=150&G=200&R=100", "invalid serialization method"},                                         // n/a: as form explode
-	{paramInQuery, "deepObject", true, paramStyleString, "color=blue", "invalid serialization method"},                                                   // n/a: as form
-	{paramInQuery, "deepObject", true, paramStyleObject, "color%5BB%5D=150&color%5BG%5D=200&color%5BR%5D=100", ""},                                       //
-	{paramInQuery, "deepObject", false, paramStyleObject, "color%5BB%5D=150&color%5BG%5D=200&color%5BR%5D=100", "is not supported by a query parameter"}, // explode ignored; kin rejects the document
-	{paramInHeader, "simple", false, paramStyleString, "blue", ""},                                                                                       //
-	{paramInHeader, "simple", false, paramStyleArray, "blue,black,brown", ""},                                                                            //
-	{paramInHeader, "simple", false, paramStyleObject, "B,150,G,200,R,100", ""},                                                                          //
-	{paramInHeader, "simple", true, paramStyleString, "blue", ""},                                                                                        //
-	{paramInHeader, "simple", true, paramStyleArray, "blue,black,brown", ""},                                                                             //
-	{paramInHeader, "simple", true, paramStyleObject, "B=150,G=200,R=100", ""},                                                                           //
-	{paramInCookie, "form", false, paramStyleString, "color=blue", ""},                                                                                   //
-	{paramInCookie, "form", false, paramStyleArray, "color=blue,black,brown", ""},                                                                        //
-	{paramInCookie, "form", false, paramStyleObject, "color=B,150,G,200,R,100", ""},                                                                      //
-	{paramInCookie, "form", true, paramStyleString, "color=blue", ""},                                                                                    //
-	{paramInCookie, "form", true, paramStyleArray, "color=blue; color=black; color=brown", "invalid serialization method"},                               // kin: no exploded cookies
-	{paramInCookie, "form", true, paramStyleObject, "B=150; G=200; R=100", "invalid serialization method"},                                               //
+	{InQuery, "form", false, paramStyleString, "color=blue", ""},
+	{InQuery, "form", false, paramStyleArray, "color=blue,black,brown", ""},
+	{InQuery, "form", false, paramStyleObject, "color=B,150,G,200,R,100", ""},
+	{InQuery, "form", true, paramStyleString, "color=blue", ""},
+	{InQuery, "form", true, paramStyleArray, "color=blue&color=black&color=brown", ""},
+	{InQuery, "form", true, paramStyleObject, "B=150&G=200&R=100", ""},
+	{InQuery, "spaceDelimited", false, paramStyleString, "color=blue", "invalid serialization method"}, // n/a: written as form
+	{InQuery, "spaceDelimited", false, paramStyleArray, "color=blue%20black%20brown", ""},
+	{InQuery, "spaceDelimited", false, paramStyleObject, "color=B%20150%20G%20200%20R%20100", ""},
+	{InQuery, "spaceDelimited", true, paramStyleString, "color=blue", "invalid serialization method"},                                               // n/a: as form
+	{InQuery, "spaceDelimited", true, paramStyleArray, "color=blue&color=black&color=brown", ""},                                                    // n/a: as form explode
+	{InQuery, "spaceDelimited", true, paramStyleObject, "B=150&G=200&R=100", "invalid serialization method"},                                        // n/a: as form explode
+	{InQuery, "pipeDelimited", false, paramStyleString, "color=blue", "invalid serialization method"},                                               // n/a: as form
+	{InQuery, "pipeDelimited", false, paramStyleArray, "color=blue%7Cblack%7Cbrown", ""},                                                            //
+	{InQuery, "pipeDelimited", false, paramStyleObject, "color=B%7C150%7CG%7C200%7CR%7C100", ""},                                                    //
+	{InQuery, "pipeDelimited", true, paramStyleString, "color=blue", "invalid serialization method"},                                                // n/a: as form
+	{InQuery, "pipeDelimited", true, paramStyleArray, "color=blue&color=black&color=brown", ""},                                                     // n/a: as form explode
+	{InQuery, "pipeDelimited", true, paramStyleObject, "B=150&G=200&R=100", "invalid serialization method"},                                         // n/a: as form explode
+	{InQuery, "deepObject", true, paramStyleString, "color=blue", "invalid serialization method"},                                                   // n/a: as form
+	{InQuery, "deepObject", true, paramStyleObject, "color%5BB%5D=150&color%5BG%5D=200&color%5BR%5D=100", ""},                                       //
+	{InQuery, "deepObject", false, paramStyleObject, "color%5BB%5D=150&color%5BG%5D=200&color%5BR%5D=100", "is not supported by a query parameter"}, // explode ignored; kin rejects the document
+	{InHeader, "simple", false, paramStyleString, "blue", ""},                                                                                       //
+	{InHeader, "simple", false, paramStyleArray, "blue,black,brown", ""},                                                                            //
+	{InHeader, "simple", false, paramStyleObject, "B,150,G,200,R,100", ""},                                                                          //
+	{InHeader, "simple", true, paramStyleString, "blue", ""},                                                                                        //
+	{InHeader, "simple", true, paramStyleArray, "blue,black,brown", ""},                                                                             //
+	{InHeader, "simple", true, paramStyleObject, "B=150,G=200,R=100", ""},                                                                           //
+	{InCookie, "form", false, paramStyleString, "color=blue", ""},                                                                                   //
+	{InCookie, "form", false, paramStyleArray, "color=blue,black,brown", ""},                                                                        //
+	{InCookie, "form", false, paramStyleObject, "color=B,150,G,200,R,100", ""},                                                                      //
+	{InCookie, "form", true, paramStyleString, "color=blue", ""},                                                                                    //
+	{InCookie, "form", true, paramStyleArray, "color=blue; color=black; color=brown", "invalid serialization method"},                               // kin: no exploded cookies
+	{InCookie, "form", true, paramStyleObject, "B=150; G=200; R=100", "invalid serialization method"},                                               //
 }
 
 // paramSerialize runs the serializer for s.In and returns the wire text:
 // the path segment, the raw query, the header value, or the Cookie header.
-func paramSerialize(s paramSpec, v any) (string, error) {
+func paramSerialize(s ParamSpec, v any) (string, error) {
 	switch s.In {
-	case paramInPath:
+	case InPath:
 		return s.encodePath(v)
-	case paramInQuery:
+	case InQuery:
 		b, err := s.appendQuery(nil, v)
 		return string(b), err
-	case paramInHeader:
+	case InHeader:
 		return s.headerValue(v)
 	}
 	pairs, err := s.cookiePairs(v)
@@ -113,9 +113,9 @@ func TestParamStyles(t *testing.T) {
 		name := fmt.Sprintf("%s/%s/explode=%v/%T", tc.in, tc.style, tc.explode, tc.value)
 		t.Run(name, func(t *testing.T) {
 			p := &openapi3.Parameter{Name: "color", In: string(tc.in), Style: tc.style, Explode: paramBoolPtr(tc.explode), Required: true}
-			s, err := newParamSpec(p)
+			s, err := NewParamSpec(p)
 			if err != nil {
-				t.Fatalf("newParamSpec: %v", err)
+				t.Fatalf("NewParamSpec: %v", err)
 			}
 			got, err := paramSerialize(s, tc.value)
 			if err != nil {
@@ -229,9 +229,9 @@ func TestParamValues(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := tc.param
-			s, err := newParamSpec(&p)
+			s, err := NewParamSpec(&p)
 			if err != nil {
-				t.Fatalf("newParamSpec: %v", err)
+				t.Fatalf("NewParamSpec: %v", err)
 			}
 			wire, err := paramSerialize(s, tc.value)
 			got := out{Wire: wire, Err: err != nil}
@@ -279,44 +279,44 @@ func TestNewParamSpec(t *testing.T) {
 	tests := []struct {
 		name  string
 		param openapi3.Parameter
-		want  paramSpec
+		want  ParamSpec
 		err   string
 	}{
-		{"path default", openapi3.Parameter{Name: "id", In: "path"}, paramSpec{Name: "id", In: "path", Style: "simple"}, ""},
-		{"query default", openapi3.Parameter{Name: "q", In: "query"}, paramSpec{Name: "q", In: "query", Style: "form", Explode: true}, ""},
-		{"header default", openapi3.Parameter{Name: "X-Id", In: "header"}, paramSpec{Name: "X-Id", In: "header", Style: "simple"}, ""},
-		{"cookie default", openapi3.Parameter{Name: "sid", In: "cookie"}, paramSpec{Name: "sid", In: "cookie", Style: "form", Explode: true}, ""},
-		{"form explode false", openapi3.Parameter{Name: "q", In: "query", Explode: paramBoolPtr(false)}, paramSpec{Name: "q", In: "query", Style: "form"}, ""},
-		{"pipe default no explode", openapi3.Parameter{Name: "q", In: "query", Style: "pipeDelimited"}, paramSpec{Name: "q", In: "query", Style: "pipeDelimited"}, ""},
-		{"deepObject always explodes", openapi3.Parameter{Name: "q", In: "query", Style: "deepObject", Explode: paramBoolPtr(false)}, paramSpec{Name: "q", In: "query", Style: "deepObject", Explode: true}, ""},
-		{"allowReserved query", openapi3.Parameter{Name: "q", In: "query", AllowReserved: true}, paramSpec{Name: "q", In: "query", Style: "form", Explode: true, AllowReserved: true}, ""},
-		{"allowReserved ignored outside query", openapi3.Parameter{Name: "id", In: "path", AllowReserved: true}, paramSpec{Name: "id", In: "path", Style: "simple"}, ""},
-		{"content", openapi3.Parameter{Name: "c", In: "query", Content: openapi3.Content{"application/json": {}}}, paramSpec{Name: "c", In: "query", Style: "form", Explode: true, ContentType: "application/json"}, ""},
-		{"content prefers json", openapi3.Parameter{Name: "c", In: "header", Content: openapi3.Content{"text/plain": {}, "application/vnd.x+json": {}}}, paramSpec{Name: "c", In: "header", Style: "simple", ContentType: "application/vnd.x+json"}, ""},
-		{"deepObject in path", openapi3.Parameter{Name: "id", In: "path", Style: "deepObject"}, paramSpec{}, `style "deepObject" is not allowed in path`},
-		{"form in header", openapi3.Parameter{Name: "h", In: "header", Style: "form"}, paramSpec{}, `style "form" is not allowed in header`},
-		{"matrix in query", openapi3.Parameter{Name: "q", In: "query", Style: "matrix"}, paramSpec{}, `style "matrix" is not allowed in query`},
-		{"simple in cookie", openapi3.Parameter{Name: "c", In: "cookie", Style: "simple"}, paramSpec{}, `style "simple" is not allowed in cookie`},
-		{"unknown style", openapi3.Parameter{Name: "q", In: "query", Style: "tsv"}, paramSpec{}, `style "tsv" is not allowed`},
-		{"unknown location", openapi3.Parameter{Name: "q", In: "formData"}, paramSpec{}, `unsupported location "formData"`},
-		{"no name", openapi3.Parameter{In: "query"}, paramSpec{}, "no name"},
-		{"bad header name", openapi3.Parameter{Name: "X Id", In: "header"}, paramSpec{}, "not a valid header name"},
-		{"bad cookie name", openapi3.Parameter{Name: "a;b", In: "cookie"}, paramSpec{}, "not a valid cookie name"},
+		{"path default", openapi3.Parameter{Name: "id", In: "path"}, ParamSpec{Name: "id", In: "path", Style: "simple"}, ""},
+		{"query default", openapi3.Parameter{Name: "q", In: "query"}, ParamSpec{Name: "q", In: "query", Style: "form", Explode: true}, ""},
+		{"header default", openapi3.Parameter{Name: "X-Id", In: "header"}, ParamSpec{Name: "X-Id", In: "header", Style: "simple"}, ""},
+		{"cookie default", openapi3.Parameter{Name: "sid", In: "cookie"}, ParamSpec{Name: "sid", In: "cookie", Style: "form", Explode: true}, ""},
+		{"form explode false", openapi3.Parameter{Name: "q", In: "query", Explode: paramBoolPtr(false)}, ParamSpec{Name: "q", In: "query", Style: "form"}, ""},
+		{"pipe default no explode", openapi3.Parameter{Name: "q", In: "query", Style: "pipeDelimited"}, ParamSpec{Name: "q", In: "query", Style: "pipeDelimited"}, ""},
+		{"deepObject always explodes", openapi3.Parameter{Name: "q", In: "query", Style: "deepObject", Explode: paramBoolPtr(false)}, ParamSpec{Name: "q", In: "query", Style: "deepObject", Explode: true}, ""},
+		{"allowReserved query", openapi3.Parameter{Name: "q", In: "query", AllowReserved: true}, ParamSpec{Name: "q", In: "query", Style: "form", Explode: true, AllowReserved: true}, ""},
+		{"allowReserved ignored outside query", openapi3.Parameter{Name: "id", In: "path", AllowReserved: true}, ParamSpec{Name: "id", In: "path", Style: "simple"}, ""},
+		{"content", openapi3.Parameter{Name: "c", In: "query", Content: openapi3.Content{"application/json": {}}}, ParamSpec{Name: "c", In: "query", Style: "form", Explode: true, ContentType: "application/json"}, ""},
+		{"content prefers json", openapi3.Parameter{Name: "c", In: "header", Content: openapi3.Content{"text/plain": {}, "application/vnd.x+json": {}}}, ParamSpec{Name: "c", In: "header", Style: "simple", ContentType: "application/vnd.x+json"}, ""},
+		{"deepObject in path", openapi3.Parameter{Name: "id", In: "path", Style: "deepObject"}, ParamSpec{}, `style "deepObject" is not allowed in path`},
+		{"form in header", openapi3.Parameter{Name: "h", In: "header", Style: "form"}, ParamSpec{}, `style "form" is not allowed in header`},
+		{"matrix in query", openapi3.Parameter{Name: "q", In: "query", Style: "matrix"}, ParamSpec{}, `style "matrix" is not allowed in query`},
+		{"simple in cookie", openapi3.Parameter{Name: "c", In: "cookie", Style: "simple"}, ParamSpec{}, `style "simple" is not allowed in cookie`},
+		{"unknown style", openapi3.Parameter{Name: "q", In: "query", Style: "tsv"}, ParamSpec{}, `style "tsv" is not allowed`},
+		{"unknown location", openapi3.Parameter{Name: "q", In: "formData"}, ParamSpec{}, `unsupported location "formData"`},
+		{"no name", openapi3.Parameter{In: "query"}, ParamSpec{}, "no name"},
+		{"bad header name", openapi3.Parameter{Name: "X Id", In: "header"}, ParamSpec{}, "not a valid header name"},
+		{"bad cookie name", openapi3.Parameter{Name: "a;b", In: "cookie"}, ParamSpec{}, "not a valid cookie name"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := newParamSpec(&tc.param)
+			got, err := NewParamSpec(&tc.param)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("newParamSpec error = %v, want one containing %q", err, tc.err)
+					t.Fatalf("NewParamSpec error = %v, want one containing %q", err, tc.err)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("newParamSpec: %v", err)
+				t.Fatalf("NewParamSpec: %v", err)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("newParamSpec mismatch (-want +got):\n%s", diff)
+				t.Errorf("NewParamSpec mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -325,7 +325,7 @@ func TestNewParamSpec(t *testing.T) {
 // TestAppendQuerySeparator checks that appendQuery joins onto existing
 // query text with exactly one '&'.
 func TestAppendQuerySeparator(t *testing.T) {
-	s, err := newParamSpec(&openapi3.Parameter{Name: "a", In: "query"})
+	s, err := NewParamSpec(&openapi3.Parameter{Name: "a", In: "query"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
-package bridge
+package request
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/bridge/media"
 	"maps"
 	"mime/multipart"
 	"net/textproto"
@@ -13,47 +14,47 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// bodyKind is how a request body is encoded.
-type bodyKind uint8
+// BodyKind is how a request body is encoded.
+type BodyKind uint8
 
 const (
-	bodyKindJSON      bodyKind = iota + 1 // application/json, +json, */json
-	bodyKindForm                          // application/x-www-form-urlencoded
-	bodyKindMultipart                     // multipart/form-data
-	bodyKindText                          // text/*, XML, YAML...: the string as-is
-	bodyKindBinary                        // anything else: base64 argument, raw bytes on the wire
+	KindJSON      BodyKind = iota + 1 // application/json, +json, */json
+	KindForm                          // application/x-www-form-urlencoded
+	KindMultipart                     // multipart/form-data
+	KindText                          // text/*, XML, YAML...: the string as-is
+	KindBinary                        // anything else: base64 argument, raw bytes on the wire
 )
 
-// bodyFileKind says how a multipart property carries file data.
-type bodyFileKind uint8
+// FileKind says how a multipart property carries file data.
+type FileKind uint8
 
 const (
-	bodyFileNone   bodyFileKind = iota // an ordinary text (or JSON) part
-	bodyFileRaw                        // the part holds the decoded bytes (format: binary, contentMediaType, non-text encoding contentType)
-	bodyFileBase64                     // the part holds base64 text (format: byte, contentEncoding)
+	FileNone   FileKind = iota // an ordinary text (or JSON) part
+	FileRaw                    // the part holds the decoded bytes (format: binary, contentMediaType, non-text encoding contentType)
+	FileBase64                 // the part holds base64 text (format: byte, contentEncoding)
 )
 
-// bodyFilePlan is the precomputed treatment of one multipart file property.
-type bodyFilePlan struct {
-	kind        bodyFileKind
-	contentType string // default part Content-Type for raw files ("" means application/octet-stream)
+// FilePlan is the precomputed treatment of one multipart file property.
+type FilePlan struct {
+	Kind        FileKind
+	ContentType string // default part Content-Type for raw files ("" means application/octet-stream)
 }
 
-// bodySpec is the precompiled plan for a request body, built once by
-// newBodySpec.
-type bodySpec struct {
-	ContentType string                        // chosen media type as written in the spec, e.g. application/json, multipart/form-data, image/*
-	Required    bool                          // the operation requires a body
-	Encoding    map[string]*openapi3.Encoding // form/multipart per-property encoding (contentType, style, explode)
+// Body is the precompiled plan for a request body, built once by
+// NewBody.
+type Body struct {
+	ContentType string               // chosen media type as written in the spec, e.g. application/json, multipart/form-data, image/*
+	Required    bool                 // the operation requires a body
+	Encoding    map[string]*Encoding // form/multipart per-property encoding (contentType, style, explode)
 
-	kind     bodyKind
-	header   string                  // Content-Type to send (wildcards resolved); multipart adds its boundary at encode time
-	accepts  []string                // media types (ranges) of the chosen kind, for a file object's contentType
-	files    map[string]bodyFilePlan // multipart properties carrying files (arrays: per item)
-	boundary string                  // multipart boundary; "" means random (mime/multipart)
+	Kind     BodyKind
+	Header   string              // Content-Type to send (wildcards resolved); multipart adds its boundary at encode time
+	Accepts  []string            // media types (ranges) of the chosen kind, for a file object's contentType
+	Files    map[string]FilePlan // multipart properties carrying files (arrays: per item)
+	boundary string              // multipart boundary; "" means random (mime/multipart)
 }
 
-// newBodySpec chooses the media type from an operation's request body:
+// NewBody chooses the media type from an operation's request body:
 // application/json, then any +json or */json, then
 // application/x-www-form-urlencoded, multipart/form-data, text/plain,
 // application/octet-stream, then other textual types (text/*, XML, YAML;
@@ -66,7 +67,7 @@ type bodySpec struct {
 // other than form-data, unparsable keys, form or multipart types whose
 // schema is not an object); an Encoding Object style other than form,
 // spaceDelimited, pipeDelimited or deepObject.
-func newBodySpec(rb *openapi3.RequestBody) (*bodySpec, error) {
+func NewBody(rb *openapi3.RequestBody) (*Body, error) {
 	if rb == nil || len(rb.Content) == 0 {
 		if rb != nil && rb.Required {
 			return nil, errors.New("required request body declares no media type")
@@ -81,12 +82,12 @@ func newBodySpec(rb *openapi3.RequestBody) (*bodySpec, error) {
 	var cands []candidate
 	var unsupported, notObject []string
 	for key := range rb.Content {
-		rank := bodyRank(key)
+		rank := mediaRank(key)
 		if rank < 0 {
 			unsupported = append(unsupported, key)
 			continue
 		}
-		if k := bodyKindOfRank(rank); (k == bodyKindForm || k == bodyKindMultipart) && !bodyObjectLike(rb.Content[key]) {
+		if k := kindOfRank(rank); (k == KindForm || k == KindMultipart) && !objectLike(rb.Content[key]) {
 			// Form fields and parts are named by the schema's properties: a
 			// string or array schema names none, so this type cannot be
 			// written (Jira's attachments and column lists).
@@ -120,34 +121,39 @@ func newBodySpec(rb *openapi3.RequestBody) (*bodySpec, error) {
 		return strings.Compare(a.key, b.key)
 	})
 	c := cands[0]
-	b := &bodySpec{ContentType: c.key, Required: rb.Required, kind: bodyKindOfRank(c.rank)}
+	b := &Body{ContentType: c.key, Required: rb.Required, Kind: kindOfRank(c.rank)}
 	mt := rb.Content[c.key]
-	if mt != nil {
-		b.Encoding = mt.Encoding
+	if mt != nil && len(mt.Encoding) > 0 {
+		b.Encoding = make(map[string]*Encoding, len(mt.Encoding))
+		for name, e := range mt.Encoding {
+			if e != nil {
+				b.Encoding[name] = newEncoding(e)
+			}
+		}
 	}
-	b.header = strings.TrimSpace(c.key)
-	if c.wild && b.kind == bodyKindBinary && mt != nil && mt.Schema != nil && mt.Schema.Value != nil &&
+	b.Header = strings.TrimSpace(c.key)
+	if c.wild && b.Kind == KindBinary && mt != nil && mt.Schema != nil && mt.Schema.Value != nil &&
 		(mt.Schema.Value.Type.Is(openapi3.TypeObject) || mt.Schema.Value.Type.Is(openapi3.TypeArray) || len(mt.Schema.Value.Properties) > 0) {
 		// "*/*" (or "application/*") with a structured schema: the API takes
 		// any type, and JSON is the one that expresses the schema.
-		b.kind = bodyKindJSON
+		b.Kind = KindJSON
 	}
 	if c.wild {
-		switch b.kind {
-		case bodyKindJSON:
-			b.header = "application/json"
-		case bodyKindText:
-			b.header = "text/plain"
+		switch b.Kind {
+		case KindJSON:
+			b.Header = "application/json"
+		case KindText:
+			b.Header = "text/plain"
 		default:
-			b.header = "application/octet-stream"
+			b.Header = "application/octet-stream"
 		}
 	}
 	for _, o := range cands {
-		if bodyKindOfRank(o.rank) == bodyKindOfRank(c.rank) {
-			b.accepts = append(b.accepts, o.key)
+		if kindOfRank(o.rank) == kindOfRank(c.rank) {
+			b.Accepts = append(b.Accepts, o.key)
 		}
 	}
-	if b.kind == bodyKindForm || b.kind == bodyKindMultipart {
+	if b.Kind == KindForm || b.Kind == KindMultipart {
 		for _, name := range slices.Sorted(maps.Keys(b.Encoding)) {
 			e := b.Encoding[name]
 			switch e.SerializationMethod().Style {
@@ -158,20 +164,20 @@ func newBodySpec(rb *openapi3.RequestBody) (*bodySpec, error) {
 			}
 		}
 	}
-	if b.kind == bodyKindMultipart {
+	if b.Kind == KindMultipart {
 		var schema *openapi3.SchemaRef
 		if mt != nil {
 			schema = mt.Schema
 		}
-		b.files = bodyFilePlans(schema, b.Encoding)
+		b.Files = filePlans(schema, b.Encoding)
 	}
 	return b, nil
 }
 
-// bodyObjectLike reports whether a form or multipart media type's schema
+// objectLike reports whether a form or multipart media type's schema
 // can name fields: an object, or a schema that does not say (no type, or
 // no schema at all: a free-form object).
-func bodyObjectLike(mt *openapi3.MediaType) bool {
+func objectLike(mt *openapi3.MediaType) bool {
 	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
 		return true
 	}
@@ -179,19 +185,19 @@ func bodyObjectLike(mt *openapi3.MediaType) bool {
 	return t == nil || len(*t) == 0 || t.Includes(openapi3.TypeObject)
 }
 
-// bodyRank orders media types by preference; -1 means unsupported.
-func bodyRank(key string) int {
+// mediaRank orders media types by preference; -1 means unsupported.
+func mediaRank(key string) int {
 	if strings.ContainsAny(key, "\r\n") {
 		return -1
 	}
-	mt := encMediaType(key)
+	mt := media.Type(key)
 	typ, sub, ok := strings.Cut(mt, "/")
 	switch {
 	case !ok || typ == "" || sub == "":
 		return -1
 	case mt == "application/json":
 		return 0
-	case encIsJSONMedia(mt):
+	case media.IsJSON(mt):
 		return 1
 	case mt == "application/x-www-form-urlencoded":
 		return 2
@@ -203,34 +209,22 @@ func bodyRank(key string) int {
 		return 4
 	case mt == "application/octet-stream":
 		return 5
-	case bodyIsTextual(mt):
+	case media.IsText(mt):
 		return 6
 	}
 	return 7
 }
 
-func bodyKindOfRank(rank int) bodyKind {
-	return [...]bodyKind{bodyKindJSON, bodyKindJSON, bodyKindForm, bodyKindMultipart, bodyKindText,
-		bodyKindBinary, bodyKindText, bodyKindBinary}[rank]
+func kindOfRank(rank int) BodyKind {
+	return [...]BodyKind{KindJSON, KindJSON, KindForm, KindMultipart, KindText,
+		KindBinary, KindText, KindBinary}[rank]
 }
 
-// bodyIsTextual reports whether a bare media type holds text an agent can
-// write as a string.
-func bodyIsTextual(mt string) bool {
-	switch mt {
-	case "application/xml", "application/yaml", "application/x-yaml", "application/graphql",
-		"application/javascript", "application/x-ndjson", "application/sql":
-		return true
-	}
-	return strings.HasPrefix(mt, "text/") || encIsJSONMedia(mt) ||
-		strings.HasSuffix(mt, "+xml") || strings.HasSuffix(mt, "+yaml")
-}
-
-// bodyFilePlans finds the multipart properties that carry files: schema
+// filePlans finds the multipart properties that carry files: schema
 // type string with format binary or contentMediaType (raw bytes), format
 // byte or contentEncoding (base64 text), or an Encoding Object contentType
 // that is not textual (raw bytes). For arrays the items decide.
-func bodyFilePlans(schema *openapi3.SchemaRef, enc map[string]*openapi3.Encoding) map[string]bodyFilePlan {
+func filePlans(schema *openapi3.SchemaRef, enc map[string]*Encoding) map[string]FilePlan {
 	props := map[string]*openapi3.Schema{}
 	var collect func(s *openapi3.SchemaRef, depth int)
 	collect = func(s *openapi3.SchemaRef, depth int) {
@@ -252,7 +246,7 @@ func bodyFilePlans(schema *openapi3.SchemaRef, enc map[string]*openapi3.Encoding
 			props[name] = nil
 		}
 	}
-	plans := map[string]bodyFilePlan{}
+	plans := map[string]FilePlan{}
 	for name, s := range props {
 		if s != nil && s.Type.Is(openapi3.TypeArray) && s.Items != nil {
 			s = s.Items.Value
@@ -261,37 +255,37 @@ func bodyFilePlans(schema *openapi3.SchemaRef, enc map[string]*openapi3.Encoding
 		if e := enc[name]; e != nil {
 			ect = e.ContentType
 		}
-		if p := bodyFilePlanOf(s, ect); p.kind != bodyFileNone {
+		if p := filePlanOf(s, ect); p.Kind != FileNone {
 			plans[name] = p
 		}
 	}
 	return plans
 }
 
-func bodyFilePlanOf(s *openapi3.Schema, encContentType string) bodyFilePlan {
-	concrete := bodyFirstConcrete(encContentType)
+func filePlanOf(s *openapi3.Schema, escContentType string) FilePlan {
+	concrete := firstConcrete(escContentType)
 	switch {
 	case s != nil && (s.Format == "byte" || s.ContentEncoding != ""):
-		return bodyFilePlan{kind: bodyFileBase64}
+		return FilePlan{Kind: FileBase64}
 	case s != nil && (s.Format == "binary" || s.ContentMediaType != ""):
 		if concrete == "" {
 			concrete = s.ContentMediaType
 		}
-		return bodyFilePlan{kind: bodyFileRaw, contentType: concrete}
-	case encContentType != "":
-		for r := range strings.SplitSeq(encContentType, ",") {
-			if bodyIsTextual(encMediaType(r)) {
-				return bodyFilePlan{}
+		return FilePlan{Kind: FileRaw, ContentType: concrete}
+	case escContentType != "":
+		for r := range strings.SplitSeq(escContentType, ",") {
+			if media.IsText(media.Type(r)) {
+				return FilePlan{}
 			}
 		}
-		return bodyFilePlan{kind: bodyFileRaw, contentType: concrete}
+		return FilePlan{Kind: FileRaw, ContentType: concrete}
 	}
-	return bodyFilePlan{}
+	return FilePlan{}
 }
 
-// bodyFirstConcrete returns the first media type of a comma-separated list
+// firstConcrete returns the first media type of a comma-separated list
 // that is not a wildcard, or "".
-func bodyFirstConcrete(list string) string {
+func firstConcrete(list string) string {
 	for r := range strings.SplitSeq(list, ",") {
 		if r = strings.TrimSpace(r); r != "" && !strings.Contains(r, "*") {
 			return r
@@ -302,15 +296,15 @@ func bodyFirstConcrete(list string) string {
 
 // binary reports whether the body argument is a base64 string (or file
 // object) sent as raw bytes: the input schema should say so.
-func (b *bodySpec) binary() bool { return b.kind == bodyKindBinary }
+func (b *Body) binary() bool { return b.Kind == KindBinary }
 
 // fileProps lists the multipart properties that take raw file data (a
-// base64 string or the bodyFileSchema object; for an array property, each
+// base64 string or the fileSchema object; for an array property, each
 // item), sorted: the input schema should offer the file object for them.
-func (b *bodySpec) fileProps() []string {
+func (b *Body) fileProps() []string {
 	var names []string
-	for name, p := range b.files {
-		if p.kind == bodyFileRaw {
+	for name, p := range b.Files {
+		if p.Kind == FileRaw {
 			names = append(names, name)
 		}
 	}
@@ -331,79 +325,79 @@ func (b *bodySpec) fileProps() []string {
 //     and properties whose encoding contentType is JSON as JSON text.
 //   - Multipart: one part per property (arrays: one part per item, unless
 //     the encoding sets explode false: one part joined by the style's
-//     delimiter). File properties (see bodyFilePlans) take a base64 string
-//     (a data: URL works too) or a bodyFileSchema object; other properties
+//     delimiter). File properties (see filePlans) take a base64 string
+//     (a data: URL works too) or a fileSchema object; other properties
 //     are text parts, objects JSON parts (application/json).
 //   - Text: the string as-is (numbers and booleans formatted).
 //   - Binary: the base64 string decoded (or a file object, whose
 //     contentType may pick among the body's media types).
-func (b *bodySpec) encode(v any) ([]byte, string, error) {
+func (b *Body) encode(v any) ([]byte, string, error) {
 	if v == nil {
 		if b.Required {
 			return nil, "", errors.New("body is required")
 		}
 		return nil, "", nil
 	}
-	switch b.kind {
-	case bodyKindJSON:
-		data, err := encJSON(v)
+	switch b.Kind {
+	case KindJSON:
+		data, err := compactJSON(v)
 		if err != nil {
 			return nil, "", fmt.Errorf("body: %w", err)
 		}
-		return data, b.header, nil
-	case bodyKindForm:
+		return data, b.Header, nil
+	case KindForm:
 		obj, ok := v.(map[string]any)
 		if !ok {
 			return nil, "", fmt.Errorf("body must be an object for %s", b.ContentType)
 		}
 		data, err := b.encodeForm(obj)
-		return data, b.header, err
-	case bodyKindMultipart:
+		return data, b.Header, err
+	case KindMultipart:
 		obj, ok := v.(map[string]any)
 		if !ok {
 			return nil, "", fmt.Errorf("body must be an object for %s", b.ContentType)
 		}
 		return b.encodeMultipart(obj)
-	case bodyKindText:
+	case KindText:
 		switch v.(type) {
 		case []any, map[string]any:
 			return nil, "", fmt.Errorf("body must be a string for %s", b.ContentType)
 		}
-		str, err := encScalar(v)
+		str, err := scalarString(v)
 		if err != nil {
 			return nil, "", fmt.Errorf("body: %w", err)
 		}
-		return []byte(str), b.header, nil
+		return []byte(str), b.Header, nil
 	}
-	f, err := bodyParseFile(v, bodyFileRaw)
+	f, err := parseFile(v, FileRaw)
 	if err != nil {
 		return nil, "", fmt.Errorf("body: %w", err)
 	}
-	ct := b.header
+	ct := b.Header
 	if f.contentType != "" {
 		switch {
-		case bodyMatchesAny(b.accepts, f.contentType):
+		case matchesAny(b.Accepts, f.contentType):
 			ct = f.contentType
 		case f.explicitType:
-			return nil, "", fmt.Errorf("body: contentType %q is not accepted (accepted: %s)", f.contentType, strings.Join(b.accepts, ", "))
+			return nil, "", fmt.Errorf("body: contentType %q is not accepted (accepted: %s)", f.contentType, strings.Join(b.Accepts, ", "))
 		}
 	}
 	return f.data, ct, nil
 }
 
-func (b *bodySpec) encodeForm(obj map[string]any) ([]byte, error) {
+func (b *Body) encodeForm(obj map[string]any) ([]byte, error) {
 	var buf []byte
-	for _, name := range encSortedKeys(obj) {
+	for _, name := range sortedKeys(obj) {
 		v := obj[name]
 		e := b.Encoding[name]
 		var err error
-		if e != nil && (e.Style != "" || e.Explode != nil || e.AllowReserved) {
+		if e != nil && (e.Style != "" || e.Explode != ExplodeUnset || e.AllowReserved) {
 			sm := e.SerializationMethod()
-			ps := paramSpec{Name: name, In: paramInQuery, Style: sm.Style, AllowReserved: e.AllowReserved,
+			ps := ParamSpec{Name: name, In: InQuery, Style: sm.Style, AllowReserved: e.AllowReserved,
 				Explode: sm.Explode || sm.Style == openapi3.SerializationDeepObject}
 			buf, err = ps.appendQuery(buf, v)
 		} else {
-			buf, err = bodyAppendFormContent(buf, name, v, e)
+			buf, err = appendFormContent(buf, name, v, e)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("body property %q: %w", name, err)
@@ -412,39 +406,39 @@ func (b *bodySpec) encodeForm(obj map[string]any) ([]byte, error) {
 	return buf, nil
 }
 
-// bodyAppendFormContent writes a content-based form property.
-func bodyAppendFormContent(buf []byte, name string, v any, e *openapi3.Encoding) ([]byte, error) {
-	asJSON := e != nil && encIsJSONMedia(e.ContentType)
+// appendFormContent writes a content-based form property.
+func appendFormContent(buf []byte, name string, v any, e *Encoding) ([]byte, error) {
+	asJSON := e != nil && media.IsJSON(e.ContentType)
 	items := []any{v}
 	if arr, ok := v.([]any); ok && !asJSON {
 		items = arr
 	}
 	for _, item := range items {
-		data, _, err := bodyValueText(item, asJSON)
+		data, _, err := valueText(item, asJSON)
 		if err != nil {
 			return nil, err
 		}
-		buf = encAppendPair(buf, name, string(data), encStrict)
+		buf = appendPair(buf, name, string(data), escStrict)
 	}
 	return buf, nil
 }
 
-// bodyValueText is a form value or text part: JSON text for arrays, objects
+// valueText is a form value or text part: JSON text for arrays, objects
 // and when asJSON, else the primitive as text; isJSON says which.
-func bodyValueText(v any, asJSON bool) (data []byte, isJSON bool, err error) {
+func valueText(v any, asJSON bool) (data []byte, isJSON bool, err error) {
 	switch v.(type) {
 	case []any, map[string]any:
 		asJSON = true
 	}
 	if asJSON {
-		data, err = encJSON(v)
+		data, err = compactJSON(v)
 		return data, true, err
 	}
-	str, err := encScalar(v)
+	str, err := scalarString(v)
 	return []byte(str), false, err
 }
 
-func (b *bodySpec) encodeMultipart(obj map[string]any) ([]byte, string, error) {
+func (b *Body) encodeMultipart(obj map[string]any) ([]byte, string, error) {
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
 	if b.boundary != "" {
@@ -452,7 +446,7 @@ func (b *bodySpec) encodeMultipart(obj map[string]any) ([]byte, string, error) {
 			return nil, "", fmt.Errorf("setting multipart boundary: %w", err)
 		}
 	}
-	for _, name := range encSortedKeys(obj) {
+	for _, name := range sortedKeys(obj) {
 		if err := b.writeProperty(w, name, obj[name]); err != nil {
 			return nil, "", fmt.Errorf("body property %q: %w", name, err)
 		}
@@ -463,23 +457,23 @@ func (b *bodySpec) encodeMultipart(obj map[string]any) ([]byte, string, error) {
 	return buf.Bytes(), w.FormDataContentType(), nil
 }
 
-func (b *bodySpec) writeProperty(w *multipart.Writer, name string, v any) error {
-	if bodyHasControl(name) {
+func (b *Body) writeProperty(w *multipart.Writer, name string, v any) error {
+	if hasControl(name) {
 		return errors.New("property names must not contain control characters")
 	}
 	e := b.Encoding[name]
-	plan := b.files[name]
+	plan := b.Files[name]
 	items := []any{v}
 	if arr, ok := v.([]any); ok {
 		items = arr
-		if e != nil && e.Explode != nil && !*e.Explode && plan.kind == bodyFileNone {
+		if e != nil && e.Explode == ExplodeFalse && plan.Kind == FileNone {
 			delim := map[string]string{openapi3.SerializationSpaceDelimited: " ", openapi3.SerializationPipeDelimited: "|"}[e.Style]
 			if delim == "" {
 				delim = ","
 			}
 			var sb strings.Builder
 			for i, item := range arr {
-				str, err := encItemString(item, e.SerializationMethod().Style)
+				str, err := itemString(item, e.SerializationMethod().Style)
 				if err != nil {
 					return err
 				}
@@ -496,10 +490,10 @@ func (b *bodySpec) writeProperty(w *multipart.Writer, name string, v any) error 
 			continue
 		}
 		var err error
-		if plan.kind == bodyFileNone {
-			err = bodyWriteTextPart(w, name, item, e)
+		if plan.Kind == FileNone {
+			err = writeTextPart(w, name, item, e)
 		} else {
-			err = bodyWriteFilePart(w, name, item, plan)
+			err = writeFilePart(w, name, item, plan)
 		}
 		if err != nil {
 			return err
@@ -508,12 +502,12 @@ func (b *bodySpec) writeProperty(w *multipart.Writer, name string, v any) error 
 	return nil
 }
 
-func bodyWriteTextPart(w *multipart.Writer, name string, v any, e *openapi3.Encoding) error {
+func writeTextPart(w *multipart.Writer, name string, v any, e *Encoding) error {
 	var ct string
 	if e != nil {
-		ct = bodyFirstConcrete(e.ContentType)
+		ct = firstConcrete(e.ContentType)
 	}
-	data, isJSON, err := bodyValueText(v, encIsJSONMedia(ct))
+	data, isJSON, err := valueText(v, media.IsJSON(ct))
 	if err != nil {
 		return err
 	}
@@ -521,8 +515,8 @@ func bodyWriteTextPart(w *multipart.Writer, name string, v any, e *openapi3.Enco
 		ct = "application/json"
 	}
 	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="`+bodyQuote(name)+`"`)
-	if ct != "" && encMediaType(ct) != "text/plain" {
+	h.Set("Content-Disposition", `form-data; name="`+quoteParam(name)+`"`)
+	if ct != "" && media.Type(ct) != "text/plain" {
 		h.Set("Content-Type", ct)
 	}
 	pw, err := w.CreatePart(h)
@@ -531,4 +525,54 @@ func bodyWriteTextPart(w *multipart.Writer, name string, v any, e *openapi3.Enco
 	}
 	_, err = pw.Write(data)
 	return err
+}
+
+// Tri is an OpenAPI boolean that may be left out: explode, in an Encoding
+// Object, has a default that depends on the style. (A *bool would do, but
+// the tool cache encodes plans with encoding/gob, which drops false pointers.)
+type Tri int8
+
+// The three states of a [Tri].
+const (
+	ExplodeUnset Tri = iota
+	ExplodeFalse
+	ExplodeTrue
+)
+
+// Encoding is the part of an OpenAPI Encoding Object a form or multipart
+// body needs, per property.
+type Encoding struct {
+	ContentType   string
+	Style         string
+	Explode       Tri
+	AllowReserved bool
+}
+
+func newEncoding(e *openapi3.Encoding) *Encoding {
+	out := &Encoding{ContentType: e.ContentType, Style: e.Style, AllowReserved: e.AllowReserved}
+	if e.Explode != nil {
+		out.Explode = ExplodeFalse
+		if *e.Explode {
+			out.Explode = ExplodeTrue
+		}
+	}
+	return out
+}
+
+// SerializationMethod applies the OpenAPI defaults, as kin-openapi's
+// Encoding.SerializationMethod does: style form, explode true; explode
+// false by default for spaceDelimited and pipeDelimited.
+func (e *Encoding) SerializationMethod() openapi3.SerializationMethod {
+	sm := openapi3.SerializationMethod{Style: openapi3.SerializationForm, Explode: true}
+	if e == nil {
+		return sm
+	}
+	if e.Style != "" {
+		sm.Style = e.Style
+		sm.Explode = sm.Style != openapi3.SerializationSpaceDelimited && sm.Style != openapi3.SerializationPipeDelimited
+	}
+	if e.Explode != ExplodeUnset {
+		sm.Explode = e.Explode == ExplodeTrue
+	}
+	return sm
 }

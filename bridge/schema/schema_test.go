@@ -1,4 +1,4 @@
-package bridge
+package schema
 
 import (
 	"encoding/json"
@@ -44,9 +44,9 @@ func schemaTestRef(t testing.TB, doc *openapi3.T, name string) *openapi3.SchemaR
 
 // schemaTestRoot builds the object root a tool would, checks that it
 // resolves and returns it as decoded JSON.
-func schemaTestRoot(t testing.TB, c *schemaConverter, props map[string]*jsonschema.Schema) map[string]any {
+func schemaTestRoot(t testing.TB, c *Converter, props map[string]*jsonschema.Schema) map[string]any {
 	t.Helper()
-	root := &jsonschema.Schema{Type: "object", Properties: props, Defs: c.defs()}
+	root := &jsonschema.Schema{Type: "object", Properties: props, Defs: c.Defs()}
 	if _, err := root.Resolve(&jsonschema.ResolveOptions{}); err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}
@@ -76,7 +76,7 @@ func TestSchemaConvert(t *testing.T) {
 		version string // "3.0.3" when empty
 		schemas string // components.schemas entries, indented 4 spaces
 		convert []string
-		dir     schemaDirection
+		dir     Direction
 		want    string // properties of the root (one per converted schema) and $defs
 	}{
 		{
@@ -235,7 +235,7 @@ func TestSchemaConvert(t *testing.T) {
         password: {type: string, writeOnly: true}
 `,
 			convert: []string{"U"},
-			dir:     dirRequest,
+			dir:     Request,
 			want: `{"U": {"type": "object", "required": ["name","password"],
 				"properties": {"name": {"type": "string"}, "password": {"type": "string"}}}}`,
 		},
@@ -251,7 +251,7 @@ func TestSchemaConvert(t *testing.T) {
         password: {type: string, writeOnly: true}
 `,
 			convert: []string{"U"},
-			dir:     dirResponse,
+			dir:     Response,
 			want: `{"U": {"type": "object", "required": ["id","name"],
 				"properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}}`,
 		},
@@ -519,14 +519,14 @@ func TestSchemaConvert(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := schemaTestLoad(t, schemaTestDoc(schemaTestOr(tt.version, "3.0.3"), tt.schemas))
-			c := newSchemaConverter(tt.dir)
+			c := NewConverter(tt.dir)
 			props := make(map[string]*jsonschema.Schema)
 			for _, name := range tt.convert {
 				key := name
 				for i := 1; props[key] != nil; i++ {
 					key = name + "#" + strconv.Itoa(i)
 				}
-				props[key] = c.convert(schemaTestRef(t, doc, name))
+				props[key] = c.Convert(schemaTestRef(t, doc, name))
 			}
 			got := schemaTestRoot(t, c, props)
 			want := schemaTestJSON(t, tt.want)
@@ -565,8 +565,8 @@ func TestSchemaConvertUnnamedShared(t *testing.T) {
 			"zip2":   {Value: titled},
 			"list":   {Value: self},
 		}}
-		c := newSchemaConverter(dirRequest)
-		return schemaTestRoot(t, c, map[string]*jsonschema.Schema{"x": c.convert(&openapi3.SchemaRef{Value: root})})
+		c := NewConverter(Request)
+		return schemaTestRoot(t, c, map[string]*jsonschema.Schema{"x": c.Convert(&openapi3.SchemaRef{Value: root})})
 	}
 	want := schemaTestJSON(t, `{"type": "object", "properties": {"x": {"type": "object", "properties": {
 			"first": {"$ref": "#/$defs/first"}, "second": {"$ref": "#/$defs/first"},
@@ -603,15 +603,15 @@ func TestSchemaConvertResultsFinal(t *testing.T) {
         home: {$ref: '#/components/schemas/Address'}
         work: {$ref: '#/components/schemas/Address'}
 `))
-	c := newSchemaConverter(dirRequest)
-	order := c.convert(schemaTestRef(t, doc, "Order"))
+	c := NewConverter(Request)
+	order := c.Convert(schemaTestRef(t, doc, "Order"))
 	before, err := json.Marshal(order)
 	if err != nil {
 		t.Fatal(err)
 	}
 	annotated := *order // what a caller adding a description does
 	annotated.Description = "The order."
-	customer := c.convert(schemaTestRef(t, doc, "Customer"))
+	customer := c.Convert(schemaTestRef(t, doc, "Customer"))
 	after, err := json.Marshal(order)
 	if err != nil {
 		t.Fatal(err)
@@ -630,18 +630,18 @@ func TestSchemaConvertResultsFinal(t *testing.T) {
 }
 
 func TestSchemaConvertNil(t *testing.T) {
-	c := newSchemaConverter(dirRequest)
+	c := NewConverter(Request)
 	got := schemaTestRoot(t, c, map[string]*jsonschema.Schema{
-		"nil":        c.convert(nil),
-		"unresolved": c.convert(&openapi3.SchemaRef{Ref: "#/components/schemas/Gone"}),
+		"nil":        c.Convert(nil),
+		"unresolved": c.Convert(&openapi3.SchemaRef{Ref: "#/components/schemas/Gone"}),
 	})
 	want := schemaTestJSON(t, `{"type": "object", "properties": {"nil": true,
 		"unresolved": {"description": "Unresolved reference #/components/schemas/Gone."}}}`)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
-	if c.defs() != nil {
-		t.Errorf("defs() = %v, want nil", c.defs())
+	if c.Defs() != nil {
+		t.Errorf("defs() = %v, want nil", c.Defs())
 	}
 }
 
@@ -655,7 +655,7 @@ func TestSchemaRefName(t *testing.T) {
 		"#/components/schemas/ünï":     "n",
 	}
 	for ref, want := range tests {
-		if got := schemaRefName(ref); got != want {
+		if got := refName(ref); got != want {
 			t.Errorf("schemaRefName(%q) = %q, want %q", ref, got, want)
 		}
 	}
@@ -736,12 +736,12 @@ func schemaTestOpSchemas(op *openapi3.Operation, item *openapi3.PathItem) (req, 
 		if p.Value.Schema != nil {
 			req = append(req, p.Value.Schema)
 		}
-		for _, ct := range convSortedKeys(p.Value.Content) {
+		for _, ct := range sortedKeys(p.Value.Content) {
 			req = append(req, p.Value.Content[ct].Schema)
 		}
 	}
 	if op.RequestBody != nil && op.RequestBody.Value != nil {
-		for _, ct := range convSortedKeys(op.RequestBody.Value.Content) {
+		for _, ct := range sortedKeys(op.RequestBody.Value.Content) {
 			req = append(req, op.RequestBody.Value.Content[ct].Schema)
 		}
 	}
@@ -751,7 +751,7 @@ func schemaTestOpSchemas(op *openapi3.Operation, item *openapi3.PathItem) (req, 
 			if !strings.HasPrefix(code, "2") || r == nil || r.Value == nil {
 				continue
 			}
-			for _, ct := range convSortedKeys(r.Value.Content) {
+			for _, ct := range sortedKeys(r.Value.Content) {
 				resp = append(resp, r.Value.Content[ct].Schema)
 			}
 		}
@@ -763,7 +763,7 @@ func schemaTestOpSchemas(op *openapi3.Operation, item *openapi3.PathItem) (req, 
 // every spec in testdata/specs, in both directions, and checks that the
 // tool-shaped root resolves and marshals.
 func TestSchemaCorpus(t *testing.T) {
-	paths, err := filepath.Glob("../testdata/specs/*.*.*")
+	paths, err := filepath.Glob("../../testdata/specs/*.*.*")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no specs: %v", err)
 	}
@@ -786,19 +786,19 @@ func TestSchemaCorpus(t *testing.T) {
 			}
 			for _, p := range doc.Paths.Keys() {
 				item := doc.Paths.Value(p)
-				for _, method := range convSortedKeys(item.Operations()) {
+				for _, method := range sortedKeys(item.Operations()) {
 					op := item.Operations()[method]
 					total.ops++
 					req, resp := schemaTestOpSchemas(op, item)
 					all := slices.Concat(req, resp)
-					for _, dir := range []schemaDirection{dirRequest, dirResponse} {
-						c := newSchemaConverter(dir)
+					for _, dir := range []Direction{Request, Response} {
+						c := NewConverter(dir)
 						props := make(map[string]*jsonschema.Schema, len(all))
 						for i, s := range all {
-							props["x"+strconv.Itoa(i)] = c.convert(s)
+							props["x"+strconv.Itoa(i)] = c.Convert(s)
 						}
 						total.schemas += len(all)
-						root := &jsonschema.Schema{Type: "object", Properties: props, Defs: c.defs()}
+						root := &jsonschema.Schema{Type: "object", Properties: props, Defs: c.Defs()}
 						total.roots++
 						total.defs += len(root.Defs)
 						if _, err := root.Resolve(&jsonschema.ResolveOptions{}); err != nil {
@@ -835,14 +835,14 @@ func TestSchemaCorpus(t *testing.T) {
 // TestSchemaCircularSpec checks the recursive multipart body of
 // schema-circular.3.0.yaml: it terminates and MultiPart refers to itself.
 func TestSchemaCircularSpec(t *testing.T) {
-	doc := schemaTestLoad(t, string(schemaTestMustRead(t, "../testdata/specs/schema-circular.3.0.yaml")))
+	doc := schemaTestLoad(t, string(schemaTestMustRead(t, "../../testdata/specs/schema-circular.3.0.yaml")))
 	body := doc.Paths.Value("/circular").Put.RequestBody.Value.Content["multipart/form-data"].Schema
-	c := newSchemaConverter(dirRequest)
-	got := schemaTestRoot(t, c, map[string]*jsonschema.Schema{"body": c.convert(body)})
+	c := NewConverter(Request)
+	got := schemaTestRoot(t, c, map[string]*jsonschema.Schema{"body": c.Convert(body)})
 	defs, _ := got["$defs"].(map[string]any)
 	mp, ok := defs["MultiPart"]
 	if !ok {
-		t.Fatalf("no $defs/MultiPart; $defs keys: %v", convSortedKeys(defs))
+		t.Fatalf("no $defs/MultiPart; $defs keys: %v", sortedKeys(defs))
 	}
 	data, _ := json.Marshal(mp)
 	if !strings.Contains(string(data), `"$ref":"#/$defs/MultiPart"`) {

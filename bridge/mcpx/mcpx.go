@@ -1,0 +1,214 @@
+// Package mcpx exposes a [bridge.Runtime] as MCP tools on a go-sdk server
+// and keeps the server's tool list equal to the runtime's catalog: on every
+// swap it adds, replaces and removes tools by difference (go-sdk then sends
+// notifications/tools/list_changed to every session), and a swap that
+// changes nothing notifies nobody.
+//
+// Every tool handler is the same small function: it hands the call, with
+// the caller's identity and a progress reporter, to [bridge.Runtime.Call].
+// The handler looks nothing up itself, so a handler registered for an old
+// catalog serves the new one.
+package mcpx
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+)
+
+// pageSize puts every tool on one page of tools/list: many clients never
+// follow nextCursor, and a reload may grow the list past any fixed size.
+const pageSize = 1 << 20
+
+// Options configures [New]. The zero value is usable.
+type Options struct {
+	// Version is the bridge version in the server's implementation info.
+	Version string
+	// Title is the implementation title ("" means none).
+	Title string
+	// Logger receives go-sdk's logs (nil: none).
+	Logger *slog.Logger
+	// Log receives the bridge's own logs (nil: none).
+	Log *zap.Logger
+}
+
+// Server is a go-sdk server whose tools follow a runtime's catalog.
+type Server struct {
+	rt  *bridge.Runtime
+	srv *mcp.Server
+	log *zap.Logger
+
+	mu  sync.Mutex
+	reg map[string]*bridge.Tool // what the server lists now
+}
+
+// New builds the MCP server for rt and registers the current catalog's
+// tools; later swaps of rt are applied as they happen.
+func New(rt *bridge.Runtime, opts Options) *Server {
+	impl := &mcp.Implementation{Name: "mcpbridge", Version: opts.Version, Title: opts.Title}
+	if impl.Version == "" {
+		impl.Version = "dev"
+	}
+	s := &Server{rt: rt, log: opts.Log, reg: map[string]*bridge.Tool{}}
+	if s.log == nil {
+		s.log = zap.NewNop()
+	}
+	s.srv = mcp.NewServer(impl, &mcp.ServerOptions{
+		Logger:   opts.Logger,
+		PageSize: pageSize,
+		// Empty prompts and resources are declared because go-sdk answers
+		// prompts/list and resources/list anyway, and discovery must say so.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+			Logging:   &mcp.LoggingCapabilities{},
+		},
+	})
+	s.registerInitial(rt.Catalog())
+	rt.OnSwap(func(_, cur *bridge.Catalog) { s.Sync(cur) })
+	return s
+}
+
+// MCP is the go-sdk server, for the transports.
+func (s *Server) MCP() *mcp.Server { return s.srv }
+
+// registerInitial adds every tool before the server has any session.
+//
+// Server.AddTool unmarshals a json.RawMessage schema up to three times to
+// check it (GitHub's 1,224 tools: ~100 ms, most of a cached restart). The
+// schemas were built as objects and marshaled by the bridge itself, so each
+// tool is added as a copy holding a typed object stub, which AddTool checks
+// by its Type alone, and the copy then gets its real bytes back. That is
+// safe only because no session exists yet to read the copy; later changes go
+// through Sync, which hands go-sdk finished copies and never touches them
+// again.
+func (s *Server) registerInitial(cat *bridge.Catalog) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stub := &jsonschema.Schema{Type: "object"}
+	for _, t := range cat.Tools() {
+		def := *t.Def()
+		in, out := def.InputSchema, def.OutputSchema
+		def.InputSchema = stub
+		if out != nil {
+			def.OutputSchema = stub
+		}
+		s.srv.AddTool(&def, s.handler(def.Name))
+		def.InputSchema, def.OutputSchema = in, out
+		s.reg[def.Name] = t
+	}
+}
+
+// Sync makes the server list exactly cat's tools: new and changed ones are
+// added (a copy of their definition), vanished ones removed; unchanged ones
+// are left alone. It reports the counts. go-sdk debounces the resulting
+// list_changed notifications into one per burst.
+func (s *Server) Sync(cat *bridge.Catalog) (added, changed, removed int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := make(map[string]*bridge.Tool, len(cat.Tools()))
+	for _, t := range cat.Tools() {
+		next[t.Name()] = t
+		prev, ok := s.reg[t.Name()]
+		switch {
+		case !ok:
+			added++
+		case bridge.SameDefinition(prev, t):
+			continue
+		default:
+			changed++
+		}
+		def := *t.Def()
+		s.srv.AddTool(&def, s.handler(def.Name))
+	}
+	var gone []string
+	for name := range s.reg {
+		if _, ok := next[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.srv.RemoveTools(gone...)
+	}
+	removed = len(gone)
+	s.reg = next
+	if added+changed+removed > 0 {
+		s.log.Info("tool list changed", zap.Int("added", added), zap.Int("changed", changed), zap.Int("removed", removed), zap.Int("tools", len(next)))
+	}
+	return added, changed, removed
+}
+
+// handler is the go-sdk handler of the tool called name.
+func (s *Server) handler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c := &bridge.Call{Tool: name, Caller: bridge.Local, Transport: "stdio"}
+		if req != nil {
+			if req.Params != nil {
+				c.Args = req.Params.Arguments
+			}
+			if req.Extra != nil && req.Extra.Header != nil {
+				c.Transport = "http"
+				c.Caller = identity(req.Extra)
+			}
+			if r := newReporter(req, s.log); r != nil {
+				c.Progress = r
+			}
+		}
+		// An error here is a protocol error: a tool listed a moment ago and
+		// removed by a reload since (bridge.ErrUnknownTool), or a bug.
+		out, err := s.rt.Call(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		return out.Result, nil
+	}
+}
+
+// identity is the caller transport's auth established for an HTTP request.
+func identity(extra *mcp.RequestExtra) *bridge.Identity {
+	id := &bridge.Identity{}
+	if ti := extra.TokenInfo; ti != nil {
+		id.ID = ti.UserID
+		id.Scopes = ti.Scopes
+		if sub, ok := ti.Extra["sub"].(string); ok {
+			id.Subject = sub
+		}
+		if remote, ok := ti.Extra["remote"].(string); ok {
+			id.Remote = remote
+		}
+	}
+	return id
+}
+
+// ListTools asks srv for tools/list over an in-memory session, so the
+// result is exactly what a client receives (the tools command, tests).
+func ListTools(ctx context.Context, srv *mcp.Server, version string) ([]*mcp.Tool, error) {
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connecting in-memory session: %w", err)
+	}
+	defer ss.Close()
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcpbridge-tools", Version: version}, nil)
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connecting in-memory client: %w", err)
+	}
+	defer cs.Close()
+	out := []*mcp.Tool{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing tools: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package request
+
+const raceEnabled = false

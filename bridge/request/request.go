@@ -1,0 +1,297 @@
+package request
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// BodyArg is the input-schema property that carries the request body.
+const BodyArg = "body"
+
+// Plan is how one operation's arguments become an HTTP request, computed
+// once when the tool is built. Its fields are plain data so that the tool
+// cache can encode plans as they are (encoding/gob); call [Plan.Prepare]
+// after decoding one.
+type Plan struct {
+	Label  string  // "GET /pets/{petId}", for messages
+	Method string  // upper-case HTTP method
+	Base   string  // base URL, with any fixed query of the path key
+	Path   []Seg   // the path template after Base
+	Params []Param // path, query, header and cookie parameters
+	Body   *Body   // nil: the operation takes no body
+	Accept string  // Accept header
+
+	base *url.URL // Base, parsed by Prepare
+}
+
+// Seg is a literal, already escaped, or a reference to a path parameter.
+type Seg struct {
+	Lit   string
+	Param int // index into Plan.Params; -1 for a literal
+}
+
+// Param binds an argument name to a parameter's serialization.
+type Param struct {
+	Arg  string
+	Spec ParamSpec
+}
+
+// ArgumentError reports tool arguments that cannot be serialized as the
+// spec requires. The upstream is not called.
+type ArgumentError struct {
+	// Field is the argument at fault ("" when the problem is the whole
+	// argument object).
+	Field string
+	// Reason says what is wrong, in words an agent can act on.
+	Reason string
+}
+
+func (e *ArgumentError) Error() string {
+	if e.Field == "" {
+		return "invalid arguments: " + e.Reason
+	}
+	return fmt.Sprintf("invalid argument %q: %s", e.Field, e.Reason)
+}
+
+// Prepare parses Base and checks the path plan; a plan must be prepared
+// before [Plan.Build].
+func (p *Plan) Prepare() error {
+	u, err := url.Parse(p.Base)
+	if err != nil {
+		return fmt.Errorf("%s: base URL: %w", p.Label, err)
+	}
+	for _, seg := range p.Path {
+		if seg.Param >= len(p.Params) {
+			return fmt.Errorf("%s: corrupt path plan", p.Label)
+		}
+	}
+	p.base = u
+	return nil
+}
+
+// BaseURL is the parsed base URL (nil before Prepare).
+func (p *Plan) BaseURL() *url.URL { return p.base }
+
+// Build turns validated arguments into the upstream request. The URL is
+// assembled from the plan's base URL and escaped path segments only: no
+// argument can change the scheme, host, or path shape. Upstream credentials
+// come from configuration (creds may be nil), never from arguments.
+func (p *Plan) Build(ctx context.Context, args map[string]any, creds *Prepared, userAgent string) (*http.Request, error) {
+	if creds == nil {
+		creds = &Prepared{}
+	}
+	base := p.base
+	// Path.
+	var path strings.Builder
+	path.WriteString(strings.TrimRight(base.EscapedPath(), "/"))
+	for _, seg := range p.Path {
+		if seg.Param < 0 {
+			path.WriteString(seg.Lit)
+			continue
+		}
+		prm := p.Params[seg.Param]
+		v, ok := args[prm.Arg]
+		if !ok || v == nil {
+			return nil, &ArgumentError{Field: prm.Arg, Reason: "required path parameter is missing"}
+		}
+		enc, err := prm.Spec.encodePath(v)
+		if err != nil {
+			return nil, &ArgumentError{Field: prm.Arg, Reason: err.Error()}
+		}
+		if enc == "" {
+			return nil, &ArgumentError{Field: prm.Arg, Reason: "path parameter must not be empty"}
+		}
+		path.WriteString(enc)
+	}
+	u := *base
+	u.RawPath = path.String()
+	unescaped, err := url.PathUnescape(u.RawPath)
+	if err != nil {
+		return nil, fmt.Errorf("building path for %s: %w", p.Label, err)
+	}
+	u.Path = unescaped
+
+	// Query, headers, cookies.
+	var query []byte
+	if base.RawQuery != "" {
+		query = append(query, base.RawQuery...)
+	}
+	header := make(http.Header, 4)
+	var cookies []string
+	for i := range p.Params {
+		prm := &p.Params[i]
+		v, ok := args[prm.Arg]
+		if !ok || prm.Spec.In == "path" {
+			continue
+		}
+		switch prm.Spec.In {
+		case "query":
+			if len(query) > 0 {
+				query = append(query, '&')
+			}
+			before := len(query)
+			query, err = prm.Spec.appendQuery(query, v)
+			if err != nil {
+				return nil, &ArgumentError{Field: prm.Arg, Reason: err.Error()}
+			}
+			if len(query) == before && before > 0 {
+				query = query[:before-1] // nothing was written: drop the '&'
+			}
+		case "header":
+			hv, err := prm.Spec.headerValue(v)
+			if err != nil {
+				return nil, &ArgumentError{Field: prm.Arg, Reason: err.Error()}
+			}
+			if strings.ContainsAny(hv, "\r\n") {
+				return nil, &ArgumentError{Field: prm.Arg, Reason: "header values must not contain line breaks"}
+			}
+			if hv != "" {
+				header.Set(prm.Spec.Name, hv)
+			}
+		case "cookie":
+			pairs, err := prm.Spec.cookiePairs(v)
+			if err != nil {
+				return nil, &ArgumentError{Field: prm.Arg, Reason: err.Error()}
+			}
+			cookies = append(cookies, pairs...)
+		}
+	}
+	for _, kv := range creds.query {
+		if len(query) > 0 {
+			query = append(query, '&')
+		}
+		query = append(query, kv...)
+	}
+	u.RawQuery = string(query)
+
+	// Body.
+	var body []byte
+	var contentType string
+	if p.Body != nil {
+		if v, ok := args[BodyArg]; ok {
+			body, contentType, err = p.Body.encode(v)
+			if err != nil {
+				return nil, &ArgumentError{Field: BodyArg, Reason: err.Error()}
+			}
+		}
+	}
+	var rd *bytes.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	var req *http.Request
+	if rd != nil {
+		req, err = http.NewRequestWithContext(ctx, p.Method, u.String(), rd)
+	} else {
+		req, err = http.NewRequestWithContext(ctx, p.Method, u.String(), nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("building request for %s: %w", p.Label, err)
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("Accept", p.Accept)
+	req.Header.Set("User-Agent", userAgent)
+	if len(cookies) > 0 {
+		cookies = append(cookies, creds.cookies...)
+		req.Header.Set("Cookie", strings.Join(cookies, "; "))
+	} else if len(creds.cookies) > 0 {
+		req.Header.Set("Cookie", strings.Join(creds.cookies, "; "))
+	}
+	for k, v := range creds.headers {
+		req.Header.Set(k, v)
+	}
+	if creds.authorization != "" {
+		req.Header.Set("Authorization", creds.authorization)
+	}
+	return req, nil
+}
+
+// Credentials are the upstream credentials attached to every request. They
+// come from configuration only, are never accepted as tool arguments, and
+// are fed to the redactor so they never reach a client or a log.
+type Credentials struct {
+	// BearerToken is sent as "Authorization: Bearer <token>".
+	BearerToken string
+	// BasicUser and BasicPassword are sent as HTTP basic auth.
+	BasicUser, BasicPassword string
+	// Headers are static headers (API keys in a header).
+	Headers map[string]string
+	// Query are static query parameters (API keys in the query string).
+	Query map[string]string
+	// Cookies are static cookies (API keys in a cookie).
+	Cookies map[string]string
+}
+
+// Prepared are the configured upstream credentials rendered once.
+type Prepared struct {
+	authorization string
+	headers       map[string]string
+	query         []string // escaped key=value pairs
+	cookies       []string // name=value pairs
+}
+
+func (c Credentials) Prepare() (*Prepared, error) {
+	p := &Prepared{}
+	switch {
+	case c.BearerToken != "" && c.BasicUser != "":
+		return nil, fmt.Errorf("upstream credentials: bearer token and basic auth are mutually exclusive")
+	case c.BearerToken != "":
+		p.authorization = "Bearer " + c.BearerToken
+	case c.BasicUser != "" || c.BasicPassword != "":
+		p.authorization = "Basic " + base64.StdEncoding.EncodeToString([]byte(c.BasicUser+":"+c.BasicPassword))
+	}
+	p.headers = map[string]string{}
+	for k, v := range c.Headers {
+		name := http.CanonicalHeaderKey(strings.TrimSpace(k))
+		if name == "" || strings.ContainsAny(name+v, "\r\n") {
+			return nil, fmt.Errorf("upstream header %q: invalid name or value", k)
+		}
+		if name == "Authorization" && p.authorization != "" {
+			return nil, fmt.Errorf("upstream header Authorization conflicts with the configured token")
+		}
+		p.headers[name] = v
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Query)) {
+		p.query = append(p.query, url.QueryEscape(k)+"="+url.QueryEscape(c.Query[k]))
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Cookies)) {
+		p.cookies = append(p.cookies, k+"="+c.Cookies[k])
+	}
+	return p, nil
+}
+
+// secrets lists every credential value, for the sanitizer.
+func (c Credentials) Secrets() []string {
+	s := []string{c.BearerToken, c.BasicPassword}
+	for _, v := range c.Headers {
+		s = append(s, v)
+	}
+	for _, v := range c.Query {
+		s = append(s, v)
+	}
+	for _, v := range c.Cookies {
+		s = append(s, v)
+	}
+	if c.BasicUser != "" || c.BasicPassword != "" {
+		s = append(s, base64.StdEncoding.EncodeToString([]byte(c.BasicUser+":"+c.BasicPassword)))
+	}
+	out := s[:0]
+	for _, v := range s {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package request
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpbridge/mcpbridge/bridge/schema"
+)
+
+// BodySchema is the input-schema property for the request body in the
+// chosen media type. Binary payloads are base64 strings (or a file object);
+// multipart file parts accept a base64 string or a file object (content,
+// encoding, filename, contentType).
+func BodySchema(conv *schema.Converter, rb *openapi3.RequestBody, bs *Body) *jsonschema.Schema {
+	if bs.binary() {
+		return &jsonschema.Schema{
+			Description: "The request body (" + bs.ContentType + "): a base64 string, or a file object.",
+			AnyOf:       []*jsonschema.Schema{{Type: "string", ContentEncoding: "base64"}, fileObjectSchemaFor(bs.Accepts)},
+		}
+	}
+	mt := rb.Content[bs.ContentType]
+	var s *jsonschema.Schema
+	if mt != nil && mt.Schema != nil {
+		s = conv.Convert(mt.Schema)
+	} else {
+		s = &jsonschema.Schema{}
+	}
+	if (bs.Kind == KindForm || bs.Kind == KindMultipart) && s.Type == "" && len(s.Types) == 0 {
+		// Form fields come from an object's properties, and encode rejects
+		// anything else: say so when the spec leaves the type out (a 3.1
+		// schema with only properties, or none at all).
+		cp := *s
+		cp.Type = "object"
+		s = &cp
+	}
+	files := bs.fileProps()
+	if len(files) == 0 || len(s.Properties) == 0 {
+		return s
+	}
+	cp := *s
+	cp.Properties = make(map[string]*jsonschema.Schema, len(s.Properties))
+	for name, p := range s.Properties {
+		cp.Properties[name] = p
+	}
+	for _, name := range files {
+		p, ok := cp.Properties[name]
+		if !ok {
+			continue
+		}
+		file := &jsonschema.Schema{
+			AnyOf: []*jsonschema.Schema{{Type: "string", ContentEncoding: "base64"}, fileObjectSchema()},
+		}
+		if p != nil && p.Type == "array" {
+			arr := *p
+			arr.Items = file
+			cp.Properties[name] = &arr
+			continue
+		}
+		if p != nil {
+			file.Description = p.Description
+		}
+		cp.Properties[name] = file
+	}
+	return &cp
+}
+
+// fileObjectSchemaFor is fileObjectSchema for a binary body: when the body
+// accepts only concrete media types, the file's contentType must be one of
+// them, as encode requires.
+func fileObjectSchemaFor(accepts []string) *jsonschema.Schema {
+	s := fileObjectSchema()
+	var enum []any
+	for _, a := range accepts {
+		if strings.Contains(a, "*") {
+			return s
+		}
+		enum = append(enum, a)
+	}
+	if ct := s.Properties["contentType"]; ct != nil && len(enum) > 0 {
+		cp := *ct
+		cp.Pattern = ""
+		cp.Enum = enum
+		s.Properties["contentType"] = &cp
+	}
+	return s
+}
+
+// fileObjectSchema is the file-object alternative of a file argument, the
+// schema form of fileSchema.
+func fileObjectSchema() *jsonschema.Schema {
+	raw, err := json.Marshal(fileSchema())
+	if err != nil {
+		return &jsonschema.Schema{Type: "object"}
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return &jsonschema.Schema{Type: "object"}
+	}
+	return &s
+}

@@ -1,0 +1,154 @@
+// Package result shapes an upstream answer into a CallToolResult: JSON as
+// compact text plus structuredContent when the tool declares an output
+// schema the answer satisfies, text as text, images and audio as such,
+// multipart answers as one block per part, anything else as an embedded
+// resource. Every textual body passes through the redactor first. One media
+// classifier ([media.Classify]) decides, the same one the request side uses.
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/bridge/media"
+	"github.com/mcpbridge/mcpbridge/bridge/schema"
+	"github.com/mcpbridge/mcpbridge/sanitizer"
+)
+
+// maxErrorText bounds the upstream body quoted in an error result.
+const maxErrorText = 8 << 10
+
+// Shaper turns upstream answers into results. Both fields are required.
+type Shaper struct {
+	Redactor *sanitizer.Redactor
+	Log      *zap.Logger
+}
+
+// Tool is what shaping needs to know of the tool that was called.
+type Tool struct {
+	Name   string       // for resource URIs and logs
+	Output *schema.Lazy // the output schema; nil or empty: none
+}
+
+// Shape maps an upstream response to a CallToolResult. Statuses >= 400,
+// and redirects that were not followed, are IsError results.
+func (s *Shaper) Shape(t Tool, status int, header http.Header, body []byte) *mcp.CallToolResult {
+	ct := header.Get("Content-Type")
+	mediaType, params, _ := mime.ParseMediaType(ct)
+	mediaType = strings.ToLower(mediaType)
+	kind := media.Classify(mediaType)
+
+	if status >= 300 && status < 400 {
+		// A redirect the client did not follow (another origin, or too
+		// many hops): not a success, and the agent learns where it pointed
+		// only as an origin (the rest of the location may carry secrets).
+		msg := fmt.Sprintf("upstream answered HTTP %d %s, a redirect that was not followed", status, http.StatusText(status))
+		if loc, err := url.Parse(header.Get("Location")); err == nil && loc.Host != "" {
+			msg += " (to " + s.Redactor.RedactString(loc.Scheme+"://"+loc.Host) + ", another origin than the configured upstream)"
+		}
+		return Error(msg)
+	}
+	if status >= 400 {
+		s.Log.Info("upstream error status", zap.String("tool", t.Name), zap.Int("status", status))
+		msg := fmt.Sprintf("upstream returned HTTP %d %s", status, http.StatusText(status))
+		if text := s.bodyText(kind, mediaType, body); text != "" {
+			if len(text) > maxErrorText {
+				text = truncateUTF8(text, maxErrorText) + "…(truncated)"
+			}
+			msg += ": " + text
+		}
+		return Error(msg)
+	}
+	if len(body) == 0 {
+		return Text(fmt.Sprintf("HTTP %d %s (empty body)", status, http.StatusText(status)))
+	}
+	switch {
+	case kind == media.JSON || mediaType == "" && json.Valid(body):
+		red, err := s.Redactor.RedactJSON(make([]byte, 0, len(body)), body)
+		if err != nil {
+			// Declared JSON that is not: pass it on as (redacted) text.
+			s.Log.Info("upstream sent invalid JSON", zap.String("tool", t.Name), zap.Int("status", status))
+			return Text(s.Redactor.RedactString(string(body)))
+		}
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(red)}}}
+		if t.Output != nil && t.Output.Raw() != nil && len(red) > 0 && red[0] == '{' {
+			var v map[string]any
+			out, err := t.Output.Resolved()
+			if err == nil {
+				err = json.Unmarshal(red, &v)
+			}
+			if err == nil {
+				if err := out.Validate(v); err == nil {
+					res.StructuredContent = json.RawMessage(red)
+				} else if ce := s.Log.Check(zap.DebugLevel, "response does not match the output schema"); ce != nil {
+					ce.Write(zap.String("tool", t.Name), zap.String("reason", err.Error()))
+				}
+			}
+		}
+		return res
+	case kind == media.Multipart && mediaType != "multipart/form-data":
+		if content, ok := s.multipartContent(t.Name, params, body); ok {
+			return &mcp.CallToolResult{Content: content}
+		}
+		return s.blob(t.Name, mediaType, body)
+	case kind == media.Image:
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}
+	case kind == media.Audio:
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: body, MIMEType: mediaType}}}
+	case media.IsText(mediaType) || mediaType == "" && utf8.Valid(body):
+		return Text(s.Redactor.RedactString(string(body)))
+	default:
+		return s.blob(t.Name, mediaType, body)
+	}
+}
+
+func (s *Shaper) blob(name, mediaType string, body []byte) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+		URI: "mcpbridge://" + name + "/response", MIMEType: mediaType, Blob: body,
+	}}}}
+}
+
+// bodyText renders an error body for the agent: redacted, compact JSON or
+// redacted text; binary bodies are summarized.
+func (s *Shaper) bodyText(kind media.Kind, mediaType string, body []byte) string {
+	if len(body) == 0 {
+		return ""
+	}
+	if kind == media.JSON || json.Valid(body) {
+		if red, err := s.Redactor.RedactJSON(nil, body); err == nil {
+			return string(red)
+		}
+	}
+	if media.IsText(mediaType) || utf8.Valid(body) {
+		return s.Redactor.RedactString(strings.TrimSpace(string(body)))
+	}
+	return fmt.Sprintf("(%d bytes of %s)", len(body), mediaType)
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Text is a successful result holding s.
+func Text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// Error is an IsError result holding s.
+func Error(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}

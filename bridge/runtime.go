@@ -1,0 +1,208 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Identity is the inbound caller of a tool call, as the transport
+// authenticated it. It carries no secret.
+type Identity struct {
+	// ID is stable per credential: "api-key:N", "jwt:ISS|SUB", "local" for
+	// stdio, or "" for an unauthenticated remote caller.
+	ID string
+	// Subject is the JWT subject ("" otherwise).
+	Subject string
+	// Scopes are the JWT scopes (nil otherwise).
+	Scopes []string
+	// Remote is the client's network address when known.
+	Remote string
+}
+
+// Local is the identity of the process that launched the bridge over
+// stdio.
+var Local = &Identity{ID: "local"}
+
+// Key is what quotas and usage records count against: ID when
+// authenticated, else the remote address.
+func (id *Identity) Key() string {
+	switch {
+	case id == nil:
+		return ""
+	case id.ID != "":
+		return id.ID
+	}
+	return id.Remote
+}
+
+// Progress receives a call's progress; the MCP exposure turns it into
+// progress notifications and log messages.
+type Progress interface {
+	Step(ctx context.Context, n, total int, msg string)
+}
+
+// Call is one tool call on its way through the middleware chain.
+type Call struct {
+	// Tool is the tool name.
+	Tool string
+	// Args is the arguments object as the client sent it (nil: none).
+	Args json.RawMessage
+	// Caller is who calls; nil means unknown.
+	Caller *Identity
+	// Transport names the way in: "stdio", "http", "rest", "cli", "dynamic".
+	Transport string
+	// Progress, when set, is told how the call advances.
+	Progress Progress
+
+	target  *Tool
+	catalog *Catalog
+}
+
+// Target is the tool being called, taken from the catalog when the call
+// entered the runtime; a swap while the call runs does not change it.
+func (c *Call) Target() *Tool { return c.target }
+
+// Outcome is how a call ended, for the caller and for every middleware.
+type Outcome struct {
+	// Result is what the MCP client gets.
+	Result *mcp.CallToolResult
+	// Kind classifies the outcome; OK for a success.
+	Kind ErrorKind
+	// Status is the upstream HTTP status (0 when no answer came).
+	Status int
+	// Attempts is how many upstream requests were sent (0 when none).
+	Attempts int
+	// BytesIn is the size of the arguments; BytesOut of the upstream body.
+	BytesIn, BytesOut int64
+	// Took is the whole call; Upstream the part spent waiting for the
+	// upstream (retries included).
+	Took, Upstream time.Duration
+	// Detail is the redacted reason behind a failure, for logs only.
+	Detail string
+	// RetryAfter, for Busy and RateLimited, says when to try again.
+	RetryAfter time.Duration
+}
+
+// Invoker runs calls. Errors are protocol failures (unknown tool, a bug);
+// everything a client could fix or retry is an Outcome with IsError.
+type Invoker interface {
+	Invoke(ctx context.Context, c *Call) (*Outcome, error)
+}
+
+// InvokerFunc adapts a function to [Invoker].
+type InvokerFunc func(ctx context.Context, c *Call) (*Outcome, error)
+
+// Invoke calls f.
+func (f InvokerFunc) Invoke(ctx context.Context, c *Call) (*Outcome, error) { return f(ctx, c) }
+
+// Middleware wraps an invoker: metrics, tracing, usage, quotas, access,
+// limits. It sees the call before and the outcome after.
+type Middleware func(Invoker) Invoker
+
+// Chain wraps inner in the middlewares, the first one outermost.
+func Chain(inner Invoker, mws ...Middleware) Invoker {
+	for i := len(mws) - 1; i >= 0; i-- {
+		inner = mws[i](inner)
+	}
+	return inner
+}
+
+// Reject is the outcome of a call a middleware refuses: an IsError result
+// with msg, never reaching the upstream.
+func Reject(kind ErrorKind, msg string, retryAfter time.Duration) *Outcome {
+	return &Outcome{
+		Result:     &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}},
+		Kind:       kind,
+		Detail:     msg,
+		RetryAfter: retryAfter,
+	}
+}
+
+// Runtime serves calls on the current catalog. The catalog is swapped
+// atomically; a call takes its tool from the catalog once, on entry, and
+// finishes on that tool even if a swap happens meanwhile.
+type Runtime struct {
+	cat   atomic.Pointer[Catalog]
+	chain Invoker
+
+	mu         sync.Mutex
+	onSwap     []func(old, cur *Catalog)
+	lastReload atomic.Pointer[string]
+}
+
+// NewRuntime serves cat through the middlewares, the first outermost.
+func NewRuntime(cat *Catalog, mws ...Middleware) *Runtime {
+	r := &Runtime{}
+	r.cat.Store(cat)
+	r.chain = Chain(InvokerFunc(r.invoke), mws...)
+	return r
+}
+
+// Catalog is the catalog being served.
+func (r *Runtime) Catalog() *Catalog { return r.cat.Load() }
+
+// OnSwap registers fn to run after every swap, with the old and the new
+// catalog, in the order of registration. Swaps are serialized, so fn never
+// runs twice at once.
+func (r *Runtime) OnSwap(fn func(old, cur *Catalog)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onSwap = append(r.onSwap, fn)
+}
+
+// Swap makes cat the served catalog and returns the previous one. Calls
+// already running finish on the old one.
+func (r *Runtime) Swap(cat *Catalog) *Catalog {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.cat.Swap(cat)
+	for _, fn := range r.onSwap {
+		fn(old, cat)
+	}
+	return old
+}
+
+// NoteReload records the outcome of a reload attempt for ping.
+func (r *Runtime) NoteReload(s string) { r.lastReload.Store(&s) }
+
+// Call runs c through the middleware chain. It returns ErrUnknownTool
+// (wrapped) when the current catalog has no such tool.
+func (r *Runtime) Call(ctx context.Context, c *Call) (*Outcome, error) {
+	start := time.Now()
+	cat := r.cat.Load()
+	t, ok := cat.Lookup(c.Tool)
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownTool, c.Tool)
+	}
+	c.target, c.catalog = t, cat
+	out, err := r.chain.Invoke(ctx, c)
+	if out != nil {
+		out.Took = time.Since(start)
+		if out.BytesIn == 0 {
+			out.BytesIn = int64(len(c.Args))
+		}
+	}
+	return out, err
+}
+
+// invoke is the innermost invoker: the built-ins, or the upstream call.
+func (r *Runtime) invoke(ctx context.Context, c *Call) (*Outcome, error) {
+	if c.target.builtin == builtinPing {
+		info := c.catalog.PingInfo()
+		if s := r.lastReload.Load(); s != nil {
+			info.LastReload = c.catalog.redactor.RedactString(*s)
+		}
+		body, err := json.Marshal(info)
+		if err != nil {
+			return nil, fmt.Errorf("encoding ping: %w", err)
+		}
+		return &Outcome{Result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}}, nil
+	}
+	return c.catalog.call(ctx, c.target, c), nil
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+)
+
+// reloader re-runs provisioning while the bridge serves and swaps the new
+// catalog in. Triggers: SIGHUP, --spec-refresh, and, after a degraded start,
+// retries with backoff until the spec arrives. A reload that fails keeps
+// the old tools serving and logs why, once per distinct error; one whose
+// inputs did not change rebuilds nothing.
+type reloader struct {
+	a  *app
+	rt *bridge.Runtime
+
+	mu      sync.Mutex // one reload at a time
+	cur     inputs     // what the served catalog was built from
+	lastErr string
+}
+
+func newReloader(a *app, rt *bridge.Runtime, bt *built) *reloader {
+	return &reloader{a: a, rt: rt, cur: bt.inputs}
+}
+
+// reloadResult says what a reload did.
+type reloadResult int
+
+const (
+	reloadFailed reloadResult = iota
+	reloadUnchanged
+	reloadSwapped
+)
+
+// reload re-reads the spec and the whitelist and swaps in what they build.
+func (r *reloader) reload(ctx context.Context, why string) reloadResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a := r.a
+	degraded := r.rt.Catalog().Degraded() != ""
+	in, err := a.readInputs(ctx)
+	if err == nil && !degraded && in.sum == r.cur.sum {
+		r.lastErr = ""
+		r.rt.NoteReload("unchanged")
+		a.log.Debug("reload: spec and whitelist unchanged", zap.String("trigger", why))
+		return reloadUnchanged
+	}
+	var bt *built
+	if err == nil {
+		bt, err = a.provision(ctx, in, !a.cfg.NoCache)
+	}
+	if err != nil {
+		msg := err.Error()
+		if msg != r.lastErr {
+			r.lastErr = msg
+			if degraded {
+				a.log.Warn("spec still unavailable; serving only ping", zap.String("trigger", why), zap.Error(err))
+			} else {
+				a.log.Error("reload failed; the previous tools keep serving", zap.String("trigger", why), zap.Error(err))
+			}
+		}
+		r.rt.NoteReload("failed: " + msg)
+		return reloadFailed
+	}
+	r.lastErr = ""
+	r.cur = bt.inputs
+	bt.spec = nil
+	old := r.rt.Swap(bt.cat)
+	r.rt.NoteReload("ok")
+	a.log.Info("tools reloaded", zap.String("trigger", why), zap.Int("tools", bt.cat.Len()), zap.Int("previous", old.Len()), zap.Bool("recovered", old.Degraded() != ""), zap.Bool("cached", bt.cached))
+	return reloadSwapped
+}
+
+// watch runs the triggers until ctx is done; the returned channel closes
+// when they have stopped.
+func (r *reloader) watch(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	refresh := r.a.cfg.SpecRefresh
+	go func() {
+		defer close(done)
+		defer signal.Stop(hup)
+		var tick <-chan time.Time
+		if refresh > 0 {
+			t := time.NewTicker(refresh)
+			defer t.Stop()
+			tick = t.C
+		}
+		// A degraded start retries with backoff from 1 s, capped at
+		// --spec-refresh or 60 s.
+		backoff := time.Second
+		maxBackoff := 60 * time.Second
+		if refresh > 0 && refresh < maxBackoff {
+			maxBackoff = refresh
+		}
+		retry := time.NewTimer(backoff)
+		defer retry.Stop()
+		if r.rt.Catalog().Degraded() == "" {
+			retry.Stop()
+		}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				r.reload(ctx, "SIGHUP")
+			case <-tick:
+				r.reload(ctx, "spec-refresh")
+			case <-retry.C:
+				if r.rt.Catalog().Degraded() == "" {
+					continue // recovered by another trigger
+				}
+				if r.reload(ctx, "degraded retry") != reloadSwapped {
+					backoff = min(backoff*2, maxBackoff)
+					retry.Reset(backoff)
+				}
+			}
+		}
+	}()
+	return done
+}
