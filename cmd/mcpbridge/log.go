@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"log/slog"
 
@@ -35,5 +36,26 @@ func slogFor(log *zap.Logger) *slog.Logger {
 	if !log.Core().Enabled(zapcore.DebugLevel) {
 		log = log.WithOptions(zap.IncreaseLevel(zapcore.WarnLevel))
 	}
-	return slog.New(zapslog.NewHandler(log.Core(), zapslog.WithName("go-sdk")))
+	h := zapslog.NewHandler(log.Core(), zapslog.WithName("go-sdk"),
+		// A stack trace in the log says "bug"; go-sdk's errors are not ours.
+		zapslog.AddStacktraceAt(slog.LevelError+100))
+	return slog.New(quietStop{h})
 }
+
+// quietStop lowers go-sdk's "server run cancelled" ERROR to debug: it is
+// how every clean stop (SIGINT, SIGTERM, the client quitting) ends, and an
+// ERROR at each quit would fill Claude Desktop's logs with false alarms.
+type quietStop struct{ slog.Handler }
+
+func (q quietStop) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError && r.Message == "server run cancelled" {
+		r = slog.NewRecord(r.Time, slog.LevelDebug, r.Message, r.PC)
+		if !q.Handler.Enabled(ctx, slog.LevelDebug) {
+			return nil
+		}
+	}
+	return q.Handler.Handle(ctx, r)
+}
+
+func (q quietStop) WithAttrs(as []slog.Attr) slog.Handler { return quietStop{q.Handler.WithAttrs(as)} }
+func (q quietStop) WithGroup(n string) slog.Handler       { return quietStop{q.Handler.WithGroup(n)} }
