@@ -3,9 +3,13 @@ package specloader
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,15 +20,25 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
+// maxRefDocuments caps the documents one load reads for $refs. With
+// Options.Timeout per fetch, it bounds how long a spec can keep the loader
+// busy; real split specs have tens of files.
+const maxRefDocuments = 1000
+
 // session carries what one Load or LoadData call needs while kin-openapi
-// calls back into it for $refs: the context, the limits, the client, and the
-// documents read so far.
+// calls back into it for $refs: the context, the limits, the client, the
+// fetch policy, and the documents read so far.
 type session struct {
 	ctx    context.Context
 	opts   Options
+	pol    *policy
+	guard  *dialGuard
 	client *http.Client
+	// transport is the session's own, closed with it; nil when the client
+	// is Options.Client.
+	transport *http.Transport
 
-	// origin is scheme://host of the spec when it was fetched from a URL:
+	// origin is the origin of the spec when it is at a URL (see originOf):
 	// the only place Options.Header is sent. "" for a file or no location.
 	origin string
 	// remote is true when the spec came from a URL; its $refs may then only
@@ -34,6 +48,7 @@ type session struct {
 	mu     sync.Mutex
 	cache  map[string][]byte // documents read, by URL; seeded with the spec itself
 	budget int64             // bytes left for documents pulled in by $refs
+	refs   []Ref             // documents pulled in by $refs, in the order read
 	// rootKey is the cache key of the spec itself; "" without a location.
 	rootKey string
 	// pruning is set while a pruned model is resolved: the spec itself
@@ -41,10 +56,16 @@ type session struct {
 	pruning bool
 }
 
-func newSession(ctx context.Context, root *url.URL, opts Options) *session {
+func newSession(ctx context.Context, root *url.URL, opts Options) (*session, error) {
+	pol, err := newPolicy(root, opts.AllowOrigins)
+	if err != nil {
+		return nil, err
+	}
 	s := &session{
 		ctx:    ctx,
 		opts:   opts,
+		pol:    pol,
+		guard:  newDialGuard(pol),
 		cache:  make(map[string][]byte),
 		budget: opts.maxBytes(),
 	}
@@ -53,7 +74,14 @@ func newSession(ctx context.Context, root *url.URL, opts Options) *session {
 		s.remote = true
 	}
 	s.client = s.httpClient()
-	return s
+	return s, nil
+}
+
+// close releases the connections of the session's own transport.
+func (s *session) close() {
+	if s.transport != nil {
+		s.transport.CloseIdleConnections()
+	}
 }
 
 // setRoot records the spec's own bytes, which kin-openapi reads again when a
@@ -65,23 +93,33 @@ func (s *session) setRoot(loc *url.URL, data []byte) {
 	}
 }
 
-// httpClient returns the client for this session: Options.Client, or one of
-// its own, in both cases made to drop Options.Header on a redirect to
-// another host.
+// httpClient returns the client for this session: one of its own, whose
+// dialer checks addresses (guard.go), or Options.Client behind a check of
+// the addresses its host resolves to. Both follow redirects only as the
+// policy allows and drop Options.Header on a redirect to another origin.
+// Neither has a Timeout: fetch bounds each request, body included, by
+// Options.Timeout through its context.
 func (s *session) httpClient() *http.Client {
 	var c http.Client
 	if s.opts.Client != nil {
 		c = *s.opts.Client
+		rt := c.Transport
+		if rt == nil {
+			rt = http.DefaultTransport
+		}
+		c.Transport = &checkedTransport{next: rt, g: s.guard}
 	} else {
-		c.Timeout = s.opts.timeout()
-	}
-	if len(s.opts.Header) == 0 {
-		return &c
+		s.transport = newTransport(s.guard)
+		c.Transport = s.transport
 	}
 	next := c.CheckRedirect
 	header := s.opts.Header
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if originOf(req.URL) != originOf(via[0].URL) {
+		first := via[0].URL
+		if err := s.pol.redirectAllowed(first, req.URL); err != nil {
+			return err
+		}
+		if originOf(req.URL) != originOf(first) && !upgrade(first, req.URL) {
 			for k := range header {
 				req.Header.Del(k)
 			}
@@ -117,15 +155,15 @@ func parseSource(source string) (*url.URL, error) {
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 		if u.Host == "" {
-			return nil, fmt.Errorf("URL %s has no host", u.Redacted())
+			return nil, fmt.Errorf("URL %s has no host", displayURL(u))
 		}
 		return u, nil
 	case "file":
 		if u.Host != "" && u.Host != "localhost" {
-			return nil, fmt.Errorf("file URL %s names a host; only local files can be read", source)
+			return nil, fmt.Errorf("file URL %s names a host; only local files can be read", displayURL(u))
 		}
 		if u.Path == "" {
-			return nil, fmt.Errorf("file URL %s has no path", source)
+			return nil, fmt.Errorf("file URL %s has no path", displayURL(u))
 		}
 		return fileURL(filepath.Clean(filepath.FromSlash(u.Path))), nil
 	default:
@@ -141,7 +179,7 @@ func checkLocation(u *url.URL) error {
 	case isFile(u) && filepath.IsAbs(filepath.FromSlash(u.Path)):
 		return nil
 	default:
-		return fmt.Errorf("location %s is neither an http(s) URL nor a file:// URL with an absolute path", u.Redacted())
+		return fmt.Errorf("location %s is neither an http(s) URL nor a file:// URL with an absolute path", displayURL(u))
 	}
 }
 
@@ -162,17 +200,13 @@ func isFile(u *url.URL) bool {
 	return (u.Scheme == "" || strings.EqualFold(u.Scheme, "file")) && u.Host == "" && u.Path != ""
 }
 
-func originOf(u *url.URL) string {
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
-}
-
-// displayURL is how a location appears in errors: without userinfo, and a
-// file as its path.
+// displayURL is how a location appears in errors and Result fields: a file
+// as its path, a URL as RedactURL shows it.
 func displayURL(u *url.URL) string {
 	if isFile(u) {
 		return filepath.FromSlash(u.Path)
 	}
-	return u.Redacted()
+	return RedactURL(u.String())
 }
 
 func cacheKey(u *url.URL) string {
@@ -181,50 +215,52 @@ func cacheKey(u *url.URL) string {
 	return c.String()
 }
 
+// sizeError is a document over Options.MaxBytes: never an ErrFetch.
+type sizeError struct{ msg string }
+
+func (e *sizeError) Error() string { return e.msg }
+
 func tooLarge(n, max int64) error {
 	if n < 0 {
-		return fmt.Errorf("document exceeds the %d-byte limit (Options.MaxBytes)", max)
+		return &sizeError{fmt.Sprintf("document exceeds the %d-byte limit (Options.MaxBytes)", max)}
 	}
-	return fmt.Errorf("document is %d bytes, over the %d-byte limit (Options.MaxBytes)", n, max)
+	return &sizeError{fmt.Sprintf("document is %d bytes, over the %d-byte limit (Options.MaxBytes)", n, max)}
 }
 
-// readRoot reads the spec itself and returns its bytes and final location
-// (the URL after redirects).
-func (s *session) readRoot(loc *url.URL) ([]byte, *url.URL, error) {
-	if isHTTP(loc) {
-		return s.fetch(loc, true, s.opts.maxBytes())
-	}
-	data, err := readFile(s.ctx, loc, s.opts.maxBytes())
-	return data, loc, err
-}
-
-func readFile(ctx context.Context, u *url.URL, max int64) ([]byte, error) {
+// readFile reads a local file within max bytes, and returns what it knew
+// of the file when it opened it. Every failure is a plain error: a missing
+// or unreadable file is a mistake to fix, not an outage to wait out.
+func readFile(ctx context.Context, u *url.URL, max int64) ([]byte, fs.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := os.Open(filepath.FromSlash(u.Path))
 	if err != nil {
-		return nil, &fetchError{err} // *fs.PathError, which names the file
+		return nil, nil, err // *fs.PathError, which names the file
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
 	var data []byte
-	if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() && fi.Size() > 0 && fi.Size() <= max {
+	if fi.Mode().IsRegular() && fi.Size() > 0 && fi.Size() <= max {
 		data, err = readSized(f, max, fi.Size())
 	} else {
 		data, err = readLimited(f, max)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading file %s: %w", filepath.FromSlash(u.Path), err)
+		return nil, nil, fmt.Errorf("reading file %s: %w", filepath.FromSlash(u.Path), err)
 	}
-	return data, nil
+	return data, fi, nil
 }
 
-// readLimited reads r to the end, or fails once it passes max bytes. A read
-// error is a fetchError; going over max is not.
+// readLimited reads r to the end, or fails once it passes max bytes with a
+// sizeError.
 func readLimited(r io.Reader, max int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
-		return nil, &fetchError{err}
+		return nil, err
 	}
 	if int64(len(data)) > max {
 		return nil, tooLarge(-1, max)
@@ -239,7 +275,7 @@ func readLimited(r io.Reader, max int64) ([]byte, error) {
 func readSized(r io.Reader, max, size int64) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
 	if _, err := buf.ReadFrom(io.LimitReader(r, max+1)); err != nil {
-		return nil, &fetchError{err}
+		return nil, err
 	}
 	if int64(buf.Len()) > max {
 		return nil, tooLarge(-1, max)
@@ -247,16 +283,30 @@ func readSized(r io.Reader, max, size int64) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// fetch GETs u within Options.Timeout and max bytes. withHeader sends
-// Options.Header, which the caller allows only toward the spec's origin.
-func (s *session) fetch(u *url.URL, withHeader bool, max int64) ([]byte, *url.URL, error) {
+// fetched is a document read over HTTP.
+type fetched struct {
+	data               []byte
+	etag, lastModified string
+	// notModified is a 304 answer to a conditional request; data is nil.
+	notModified bool
+}
+
+// fetch GETs u within Options.Timeout and MaxBytes. root marks the fetch of
+// the spec itself, whose host the operator named (see checkAddr). cond,
+// when it has an ETag or a Last-Modified, makes the request conditional.
+// Options.Header goes to the spec's own origin only.
+func (s *session) fetch(u *url.URL, root bool, cond *Validator) (*fetched, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.opts.timeout())
 	defer cancel()
+	if root {
+		ctx = context.WithValue(ctx, rootFetchKey{}, true)
+	}
+	name := displayURL(u)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("building request: %w", err)
+		return nil, fmt.Errorf("building the request for %s: %w", name, err)
 	}
-	if withHeader {
+	if s.origin != "" && originOf(u) == s.origin {
 		for k, v := range s.opts.Header {
 			req.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
 		}
@@ -264,40 +314,94 @@ func (s *session) fetch(u *url.URL, withHeader bool, max int64) ([]byte, *url.UR
 	if req.Header.Get("Accept") == "" {
 		req.Header.Set("Accept", "application/json, application/yaml;q=0.9, */*;q=0.8")
 	}
+	conditional := cond != nil && (cond.ETag != "" || cond.LastModified != "")
+	if conditional {
+		if cond.ETag != "" {
+			req.Header.Set("If-None-Match", cond.ETag)
+		}
+		if cond.LastModified != "" {
+			req.Header.Set("If-Modified-Since", cond.LastModified)
+		}
+	}
 
 	resp, err := s.client.Do(req)
 	if err != nil {
-		if s.ctx.Err() != nil {
-			return nil, nil, fmt.Errorf("fetching %s: %w", u.Redacted(), err) // canceled by the caller
-		}
-		if ctx.Err() != nil {
-			return nil, nil, &fetchError{fmt.Errorf("fetching %s: timed out after %v (Options.Timeout): %w", u.Redacted(), s.opts.timeout(), err)}
-		}
-		return nil, nil, &fetchError{fmt.Errorf("fetching %s: %w", u.Redacted(), err)}
+		return nil, s.requestError(ctx, name, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, &fetchError{fmt.Errorf("fetching %s: unexpected status %s", u.Redacted(), resp.Status)}
+	f := &fetched{etag: resp.Header.Get("ETag"), lastModified: resp.Header.Get("Last-Modified")}
+	switch code := resp.StatusCode; {
+	case code >= 200 && code <= 299:
+	case code == http.StatusNotModified && conditional:
+		f.notModified = true
+		return f, nil
+	case transientStatus(code):
+		return nil, &fetchError{fmt.Errorf("fetching %s: unexpected status %s", name, resp.Status)}
+	default:
+		return nil, fmt.Errorf("fetching %s: unexpected status %s", name, resp.Status)
 	}
+	max := s.opts.maxBytes()
 	if resp.ContentLength > max {
-		return nil, nil, fmt.Errorf("fetching %s: %w", u.Redacted(), tooLarge(resp.ContentLength, max))
+		return nil, fmt.Errorf("fetching %s: %w", name, tooLarge(resp.ContentLength, max))
 	}
-	data, err := readLimited(resp.Body, max)
+	f.data, err = readLimited(resp.Body, max)
 	if err != nil {
-		if ctx.Err() != nil && s.ctx.Err() == nil {
-			return nil, nil, &fetchError{fmt.Errorf("reading %s: timed out after %v (Options.Timeout): %w", u.Redacted(), s.opts.timeout(), err)}
+		var se *sizeError
+		switch {
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		case s.ctx.Err() != nil:
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		case ctx.Err() != nil:
+			return nil, &fetchError{fmt.Errorf("reading %s: timed out after %v (Options.Timeout): %w", name, s.opts.timeout(), err)}
+		default:
+			return nil, &fetchError{fmt.Errorf("reading %s: %w", name, err)}
 		}
-		return nil, nil, fmt.Errorf("reading %s: %w", u.Redacted(), err)
 	}
-	final := u
-	if resp.Request != nil && resp.Request.URL != nil {
-		final = resp.Request.URL
+	return f, nil
+}
+
+// transientStatus is a status that may go away by itself.
+func transientStatus(code int) bool {
+	return code >= 500 || code == http.StatusRequestTimeout || code == http.StatusTooEarly || code == http.StatusTooManyRequests
+}
+
+// requestError classifies an error of Client.Do (see ErrFetch). The
+// *url.Error net/http wraps it in is dropped: it quotes the URL with its
+// query, and name says which URL it was.
+func (s *session) requestError(ctx context.Context, name string, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
 	}
-	return data, final, nil
+	var pe *policyError
+	switch {
+	case errors.As(err, &pe), s.ctx.Err() != nil, certError(err):
+		// Refused, canceled by the caller, or a certificate that will
+		// not verify any better later.
+		return fmt.Errorf("fetching %s: %w", name, err)
+	case ctx.Err() != nil:
+		return &fetchError{fmt.Errorf("fetching %s: timed out after %v (Options.Timeout): %w", name, s.opts.timeout(), err)}
+	default:
+		return &fetchError{fmt.Errorf("fetching %s: %w", name, err)}
+	}
+}
+
+func certError(err error) bool {
+	var (
+		verify    *tls.CertificateVerificationError
+		authority x509.UnknownAuthorityError
+		hostname  x509.HostnameError
+		invalid   x509.CertificateInvalidError
+	)
+	return errors.As(err, &verify) || errors.As(err, &authority) || errors.As(err, &hostname) || errors.As(err, &invalid)
 }
 
 // kinLoader returns a kin-openapi loader that reads external $refs through
-// readRef, under this session's limits and policy.
+// readRef, under this session's limits and policy. With a ReadFromURIFunc
+// set, kin-openapi leaves every decision to it (IsExternalRefsAllowed is
+// not checked then): readRef is the one gate for every document a $ref
+// reaches.
 func (s *session) kinLoader() *openapi3.Loader {
 	l := openapi3.NewLoader()
 	l.Context = s.ctx
@@ -311,15 +415,18 @@ func (s *session) kinLoader() *openapi3.Loader {
 var errPrunedMiss = errors.New("reading the spec again while resolving a pruned model")
 
 // readRef is the openapi3.ReadFromURIFunc for documents that $refs point to.
-// A spec from a URL may refer to URLs only; a spec from a file or memory to
-// files (by absolute path, or relative to its own file) and URLs. Headers go
-// to the spec's own origin only. Documents are read once and count against
-// a shared MaxBytes budget.
+// A spec from a URL may refer to URLs on its own origin and on those of
+// Options.AllowOrigins, never to local files; a spec from a file or memory to
+// files (by absolute path, or relative to its own file) and to URLs on the
+// origins of Options.AllowOrigins. Headers go to the spec's own origin only.
+// Documents are read once, count against a shared MaxBytes budget, and are
+// recorded for Result.ExternalRefs.
 func (s *session) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 	key := cacheKey(u)
 	s.mu.Lock()
 	data, ok := s.cache[key]
 	refused := s.pruning && key == s.rootKey
+	full := len(s.refs) >= maxRefDocuments
 	s.mu.Unlock()
 	if refused {
 		return nil, errPrunedMiss
@@ -327,11 +434,19 @@ func (s *session) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 	if ok {
 		return data, nil
 	}
+	if full {
+		return nil, fmt.Errorf("reading %s: the spec's $refs reach more than %d documents", displayURL(u), maxRefDocuments)
+	}
 
 	var err error
 	switch {
 	case isHTTP(u):
-		data, _, err = s.fetch(u, s.origin != "" && originOf(u) == s.origin, s.opts.maxBytes())
+		if err = s.pol.refAllowed(u); err == nil {
+			var f *fetched
+			if f, err = s.fetch(u, false, nil); err == nil {
+				data = f.data
+			}
+		}
 	case isFile(u):
 		switch {
 		case s.remote:
@@ -339,10 +454,10 @@ func (s *session) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		case !filepath.IsAbs(filepath.FromSlash(u.Path)):
 			err = fmt.Errorf("relative reference %s cannot be resolved: the spec has no location", u.Path)
 		default:
-			data, err = readFile(s.ctx, u, s.opts.maxBytes())
+			data, _, err = readFile(s.ctx, u, s.opts.maxBytes())
 		}
 	default:
-		err = fmt.Errorf("unsupported reference %s: only http(s) URLs and files can be read", u.Redacted())
+		err = fmt.Errorf("unsupported reference %s: only http(s) URLs and files can be read", displayURL(u))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading referenced document: %w", err)
@@ -354,5 +469,8 @@ func (s *session) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: documents pulled in by $refs exceed the %d-byte limit (Options.MaxBytes)", displayURL(u), s.opts.maxBytes())
 	}
 	s.cache[key] = data
+	src := *u
+	src.Fragment = ""
+	s.refs = append(s.refs, Ref{Location: displayURL(&src), SHA256: sha256.Sum256(data), src: &src})
 	return data, nil
 }

@@ -3,6 +3,7 @@ package specloader_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -74,47 +75,55 @@ func TestLoadURL(t *testing.T) {
 	}
 }
 
-// TestHeaderStaysOnOrigin: a $ref to another host gets no Options.Header,
-// and neither does a redirect to another host.
+// TestHeaderStaysOnOrigin: a $ref to another origin, allowed by
+// Options.AllowOrigins, gets no Options.Header, and neither does a redirect
+// to one. After a redirect, relative $refs and Location still refer to the
+// URL as requested.
 func TestHeaderStaysOnOrigin(t *testing.T) {
 	other, otherLog := newSpecServer(t)
 	spec := strings.ReplaceAll(string(mustRead(t, "testdata/refs/openapi.yaml")), "./schemas/pet.yaml", other.URL+"/api/schemas/pet.yaml")
 	spec = strings.ReplaceAll(spec, "./bodies.yaml", other.URL+"/api/bodies.yaml")
 
+	var mu sync.Mutex
 	var mainAuth string
 	main := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/redirect":
-			http.Redirect(w, r, other.URL+"/api/openapi.yaml", http.StatusFound)
-		default:
-			mainAuth = r.Header.Get("Authorization")
-			w.Write([]byte(spec))
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/redirect/"); ok {
+			http.Redirect(w, r, other.URL+"/api/"+rest, http.StatusFound) // the whole tree moved
+			return
 		}
+		mu.Lock()
+		mainAuth = r.Header.Get("Authorization")
+		mu.Unlock()
+		w.Write([]byte(spec))
 	}))
 	t.Cleanup(main.Close)
-	opts := specloader.Options{Header: http.Header{"Authorization": {"Bearer s3cret"}}}
+	opts := specloader.Options{Header: http.Header{"Authorization": {"Bearer s3cret"}}, AllowOrigins: []string{other.URL}}
 
 	res, err := specloader.Load(t.Context(), main.URL+"/openapi.yaml", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkPetRefs(t, res)
+	mu.Lock()
 	if mainAuth != "Bearer s3cret" {
 		t.Errorf("spec fetched with Authorization %q; want the configured header", mainAuth)
 	}
+	mu.Unlock()
 	if auth, _ := otherLog.get("/api/schemas/pet.yaml"); auth != "" {
 		t.Errorf("$ref to another host sent Authorization %q; want none", auth)
 	}
 
-	res, err = specloader.Load(t.Context(), main.URL+"/redirect", opts)
+	src := main.URL + "/redirect/openapi.yaml"
+	res, err = specloader.Load(t.Context(), src, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkPetRefs(t, res) // ./schemas/pet.yaml → /redirect/schemas/pet.yaml → other
 	if auth, _ := otherLog.get("/api/openapi.yaml"); auth != "" {
 		t.Errorf("redirect to another host sent Authorization %q; want none", auth)
 	}
-	if got, want := res.Location.String(), other.URL+"/api/openapi.yaml"; got != want {
-		t.Errorf("Location after redirect = %s; want %s", got, want)
+	if got := res.Location.String(); got != src {
+		t.Errorf("Location after redirect = %s; want the URL as requested, %s", got, src)
 	}
 }
 
@@ -136,6 +145,10 @@ func TestLoadURLErrors(t *testing.T) {
 				w.Write(big[:1024])
 				w.(http.Flusher).Flush() // no Content-Length: caught while reading
 			}
+		case "/status/401", "/status/403", "/status/410", "/status/429", "/status/500", "/status/503":
+			var code int
+			fmt.Sscan(strings.TrimPrefix(r.URL.Path, "/status/"), &code)
+			w.WriteHeader(code)
 		case "/local-ref":
 			w.Write([]byte("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        '200': {$ref: '/etc/passwd'}\n"))
 		default:
@@ -152,7 +165,15 @@ func TestLoadURLErrors(t *testing.T) {
 		want  []string
 		fetch bool // errors.Is(err, specloader.ErrFetch)
 	}{
-		{"404", "/missing.yaml", specloader.Options{}, []string{"/missing.yaml", "unexpected status 404 Not Found"}, true},
+		// A status that may go away by itself is an ErrFetch (start
+		// degraded, retry); one that will not is a plain error.
+		{"404", "/missing.yaml", specloader.Options{}, []string{"/missing.yaml", "unexpected status 404 Not Found"}, false},
+		{"401", "/status/401", specloader.Options{}, []string{"/status/401", "unexpected status 401 Unauthorized"}, false},
+		{"403", "/status/403", specloader.Options{}, []string{"unexpected status 403 Forbidden"}, false},
+		{"410", "/status/410", specloader.Options{}, []string{"unexpected status 410 Gone"}, false},
+		{"429", "/status/429", specloader.Options{}, []string{"unexpected status 429 Too Many Requests"}, true},
+		{"500", "/status/500", specloader.Options{}, []string{"unexpected status 500 Internal Server Error"}, true},
+		{"503", "/status/503", specloader.Options{}, []string{"/status/503", "unexpected status 503 Service Unavailable"}, true},
 		{"slow", "/slow", specloader.Options{Timeout: 50 * time.Millisecond}, []string{"/slow", "timed out after 50ms (Options.Timeout)"}, true},
 		{"oversize", "/big", specloader.Options{MaxBytes: 1000}, []string{"/big", "4096 bytes, over the 1000-byte limit (Options.MaxBytes)"}, false},
 		{"oversize chunked", "/big-chunked", specloader.Options{MaxBytes: 1000}, []string{"/big-chunked", "exceeds the 1000-byte limit (Options.MaxBytes)"}, false},

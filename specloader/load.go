@@ -46,9 +46,30 @@ type Options struct {
 	// validation also checks examples, defaults and patterns.
 	Strict bool
 
-	// Client fetches URL specs and URL $refs. nil means a client of its own
-	// with Timeout. A given client is used as is, except that redirects to
-	// another host lose the Header entries.
+	// AllowOrigins lists the origins ("https://schemas.example.com",
+	// "http://10.0.0.5:8080": scheme, host and port, nothing else) that
+	// the spec's $refs and redirects may reach besides the spec's own. A
+	// spec at a URL follows $refs to its own origin and to these; a local
+	// spec (a file, or in memory) follows file $refs, and URL $refs to
+	// these only. Redirects, of the spec or of a $ref, may stay on the
+	// origin of the request, go from http to https on the same host, or go
+	// to the spec's origin or one of these; a redirect of the spec to any
+	// other origin is an error. Whatever the origin, the address dialed is
+	// checked when it is dialed: link-local (cloud metadata) and other
+	// special addresses never, loopback and private ones for the spec's
+	// own URL, for the hosts listed here, and for every $ref of a spec
+	// that is local or whose URL names such an address (or localhost)
+	// literally; see guard.go. An entry that is not an origin is an error.
+	// nil means the spec's own origin only.
+	AllowOrigins []string
+
+	// Client fetches URL specs and URL $refs. nil means a client of its
+	// own, which checks each address it dials. A given client is used
+	// with the same origin and redirect rules and with Header dropped on a
+	// redirect to another origin; its dialing cannot be seen, so addresses
+	// are checked by resolving the host before each request, which DNS
+	// rebinding can defeat: prefer nil, or a client whose dialer refuses
+	// link-local and private addresses itself.
 	Client *http.Client
 
 	// Keep, when set, says which operations under the document's paths the
@@ -103,13 +124,22 @@ type Result struct {
 	Warnings []string
 
 	// Location is where the spec was loaded from: a file:// URL with an
-	// absolute path, or the http(s) URL after redirects. It is the base for
-	// relative server URLs. nil for LoadData without a location.
+	// absolute path, or the http(s) URL as requested, not the one after
+	// redirects, without its userinfo and with its query values masked
+	// (RedactURL). It is the base for relative server URLs: these then
+	// point where the operator sent the bridge, and inherit no credential.
+	// nil for LoadData without a location.
 	Location *url.URL
 
 	// Hash is the hex SHA-256 of the raw bytes of the spec document (not of
 	// the documents its $refs pull in), for caches.
 	Hash string
+
+	// ExternalRefs lists the documents the spec's $refs pulled in, each
+	// once, by Location, with the hash of its bytes: with Hash, what a
+	// cache of anything built from the spec must be keyed on (RefsChanged
+	// checks them again). nil for a spec in one document.
+	ExternalRefs []Ref
 
 	// Pruned is true when Options.Keep left parts of the document out of
 	// Doc. A caller that needs the whole document after all (to suggest
@@ -120,39 +150,55 @@ type Result struct {
 // Load reads the spec at source, a file path, a file:// URL or an http(s)
 // URL, and returns its OpenAPI 3 model. Errors name the source and the step
 // that failed.
+//
+// It is Read followed by LoadData: relative $refs and Result.Location refer
+// to the URL as given, not to where redirects led.
 func Load(ctx context.Context, source string, opts Options) (res *Result, err error) {
-	name := source
+	name := RedactURL(source)
+	sc := newScrubber(nil)
+	defer func() { err = sc.error(err) }()
 	defer recoverPanic(&err, &name)
 
 	loc, err := parseSource(source)
 	if err != nil {
 		return nil, fmt.Errorf("loading spec %s: %w", name, err)
 	}
+	sc = newScrubber(loc)
 	if isHTTP(loc) {
-		name = loc.Redacted() // no userinfo in errors
+		name = displayURL(loc)
 	}
 
-	s := newSession(ctx, loc, opts)
-	data, loc, err := s.readRoot(loc)
+	s, err := newSession(ctx, loc, opts)
+	if err != nil {
+		return nil, fmt.Errorf("loading spec %s: %w", name, err)
+	}
+	defer s.close()
+	data, _, _, err := s.readRoot(loc, Validator{})
 	if err != nil {
 		return nil, fmt.Errorf("loading spec %s: %w", name, err)
 	}
 	s.setRoot(loc, data)
-	if res, err = s.load(data, loc); err != nil {
+	if res, err = s.load(data, loc, sc); err != nil {
 		return nil, fmt.Errorf("loading spec %s: %w", name, err)
 	}
 	return res, nil
 }
 
 // LoadData parses and resolves a spec held in memory. location is where it
-// came from, the base for relative $refs: a file:// URL with an absolute path
-// or an http(s) URL; nil means nowhere, and then a relative external $ref is
-// an error. data is subject to Options.MaxBytes like a read spec.
+// came from (the loc of Read or Refetch), the base for relative $refs and
+// what decides which $refs may be followed (Options.AllowOrigins): a
+// file:// URL with an absolute path or an http(s) URL, credentials
+// included; nil means nowhere, and then a relative external $ref is an
+// error and the spec counts as local. data is subject to Options.MaxBytes
+// like a read spec. Result.Location is location with its credentials
+// removed or masked.
 func LoadData(ctx context.Context, data []byte, location *url.URL, opts Options) (res *Result, err error) {
 	name := "(in-memory spec)"
 	if location != nil {
 		name = displayURL(location)
 	}
+	sc := newScrubber(location)
+	defer func() { err = sc.error(err) }()
 	defer recoverPanic(&err, &name)
 
 	if location != nil {
@@ -163,9 +209,13 @@ func LoadData(ctx context.Context, data []byte, location *url.URL, opts Options)
 	if max := opts.maxBytes(); int64(len(data)) > max {
 		return nil, fmt.Errorf("loading spec %s: %w", name, tooLarge(int64(len(data)), max))
 	}
-	s := newSession(ctx, location, opts)
+	s, err := newSession(ctx, location, opts)
+	if err != nil {
+		return nil, fmt.Errorf("loading spec %s: %w", name, err)
+	}
+	defer s.close()
 	s.setRoot(location, data)
-	if res, err = s.load(data, location); err != nil {
+	if res, err = s.load(data, location, sc); err != nil {
 		return nil, fmt.Errorf("loading spec %s: %w", name, err)
 	}
 	return res, nil
@@ -185,7 +235,7 @@ func panicError(r any) error {
 
 // load turns the raw bytes of the spec into a Result: detect the format and
 // version, decode, resolve $refs, validate.
-func (s *session) load(data []byte, loc *url.URL) (*Result, error) {
+func (s *session) load(data []byte, loc *url.URL, sc *scrubber) (*Result, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -195,7 +245,7 @@ func (s *session) load(data []byte, loc *url.URL) (*Result, error) {
 		sum := sha256.Sum256(data)
 		hash <- hex.EncodeToString(sum[:])
 	}()
-	res := &Result{Location: loc}
+	res := &Result{Location: publicLocation(loc)}
 
 	body := trimBOM(data)
 	p, err := probe(body)
@@ -232,7 +282,8 @@ func (s *session) load(data []byte, loc *url.URL) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Warnings = append(notes, warnings...)
+	res.Warnings = sc.all(append(notes, warnings...))
+	res.ExternalRefs = s.sortedRefs()
 	res.Hash = <-hash
 	return res, nil
 }

@@ -17,7 +17,10 @@ func TestPrunedMissIsAnError(t *testing.T) {
 	loc := fileURL(filepath.Join(t.TempDir(), "spec.json")) // never read: the bytes are cached
 	keep := func(string, string, string, []string) bool { return true }
 
-	s := newSession(t.Context(), loc, Options{Keep: keep})
+	s, err := newSession(t.Context(), loc, Options{Keep: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.setRoot(loc, data)
 	p, err := probe(data)
 	if err != nil {
