@@ -3,6 +3,7 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"runtime"
 	"strings"
@@ -52,6 +53,11 @@ type Options struct {
 	Timeout time.Duration
 	// MaxResponseBytes bounds an upstream body; 0 means 10 MiB.
 	MaxResponseBytes int64
+	// MaxArgumentBytes bounds a call's arguments (JSON); 0 means 8 MiB.
+	MaxArgumentBytes int64
+	// MaxArgumentDepth bounds the nesting of arrays and objects in the
+	// arguments; 0 means 64.
+	MaxArgumentDepth int
 	// MaxOutputSchemaBytes leaves out output schemas larger than this when
 	// marshaled (the text result still carries the full JSON); 0 means
 	// 16 KiB, a negative value means no limit. Big APIs describe whole object
@@ -210,6 +216,12 @@ func newCatalog(opts Options) (*Catalog, error) {
 	if opts.MaxResponseBytes <= 0 {
 		opts.MaxResponseBytes = 10 << 20
 	}
+	if opts.MaxArgumentBytes <= 0 {
+		opts.MaxArgumentBytes = 8 << 20
+	}
+	if opts.MaxArgumentDepth <= 0 {
+		opts.MaxArgumentDepth = 64
+	}
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
@@ -243,6 +255,10 @@ func newCatalog(opts Options) (*Catalog, error) {
 		return nil, errors.Join(errs...)
 	}
 	c.shaper = result.Shaper{Redactor: c.redactor, Log: c.log}
+	if c.base != nil && c.base.Scheme == "http" && len(opts.Credentials.Secrets()) > 0 && !loopback(c.base.Hostname()) {
+		c.log.Warn("upstream credentials will travel unencrypted: the upstream URL is plain http on a non-loopback host; use https",
+			zap.String("host", c.base.Host))
+	}
 	return c, nil
 }
 
@@ -324,4 +340,13 @@ func (c *Catalog) PingInfo() PingInfo {
 // OperationLabel formats "METHOD /path" for messages.
 func OperationLabel(method, path string) string {
 	return strings.ToUpper(method) + " " + path
+}
+
+// loopback reports whether host names this machine.
+func loopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

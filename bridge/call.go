@@ -22,6 +22,12 @@ import (
 // goes to the outcome (for logs) and the log.
 func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	out := &Outcome{}
+	if int64(len(call.Args)) > c.opts.MaxArgumentBytes {
+		return c.fail(out, t, &ArgumentError{Reason: fmt.Sprintf("arguments are %d bytes, more than the %d allowed", len(call.Args), c.opts.MaxArgumentBytes)})
+	}
+	if d := jsonDepth(call.Args); d > c.opts.MaxArgumentDepth {
+		return c.fail(out, t, &ArgumentError{Reason: fmt.Sprintf("arguments nest %d levels deep, more than the %d allowed", d, c.opts.MaxArgumentDepth)})
+	}
 	args, err := decodeArgs(call.Args)
 	if err != nil {
 		return c.fail(out, t, err)
@@ -130,6 +136,34 @@ func (c *Catalog) fail(out *Outcome, t *Tool, err error) *Outcome {
 		out.Result = result.Error("internal error while calling " + t.plan.Label)
 	}
 	return out
+}
+
+// jsonDepth is the deepest nesting of arrays and objects in raw, found by a
+// byte scan (brackets inside strings skipped) before anything is decoded.
+func jsonDepth(raw []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, b := range raw {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case b == '}' || b == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // decodeArgs parses the arguments object. Numbers are kept exact: integers

@@ -83,6 +83,27 @@ func SameDefinition(a, b *Tool) bool {
 	return bytes.Equal(ja, jb)
 }
 
+// credentialParam reports whether a parameter's location and name are those
+// of a configured credential (header names case-insensitively).
+func (c *Catalog) credentialParam(in, name string) bool {
+	cr := c.opts.Credentials
+	switch in {
+	case "query":
+		_, ok := cr.Query[name]
+		return ok
+	case "cookie":
+		_, ok := cr.Cookies[name]
+		return ok
+	case "header":
+		for k := range cr.Headers {
+			if strings.EqualFold(strings.TrimSpace(k), name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ignoredHeaders are header parameters OpenAPI says to ignore: the bridge
 // owns these headers.
 var ignoredHeaders = map[string]bool{"accept": true, "content-type": true, "authorization": true}
@@ -152,6 +173,14 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	for _, k := range order {
 		p := byKey[k]
 		if p.In == "header" && ignoredHeaders[strings.ToLower(p.Name)] {
+			continue
+		}
+		if c.credentialParam(p.In, p.Name) {
+			// The configured credential goes there; an argument of the same
+			// name would let the agent send its own value first, next to or
+			// instead of it.
+			c.log.Warn("parameter left out of the tool: a configured upstream credential takes its place",
+				zap.String("op", label), zap.String("in", p.In), zap.String("name", p.Name))
 			continue
 		}
 		spec, err := request.NewParamSpec(p)

@@ -228,6 +228,7 @@ func (a *app) bridgeOptions() bridge.Options {
 		Credentials:          creds,
 		Timeout:              cfg.Timeout,
 		MaxResponseBytes:     cfg.MaxResponseBytes,
+		MaxArgumentBytes:     cfg.MaxArgumentBytes,
 		MaxOutputSchemaBytes: outputSchemaLimit(cfg.MaxOutputSchema),
 		VerifySchemas:        cfg.Stats,
 		Version:              version,

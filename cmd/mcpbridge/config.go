@@ -42,6 +42,7 @@ type Config struct {
 	Retries          int           `mapstructure:"retries"`
 	MaxResponseBytes int64         `mapstructure:"max-response-bytes"`
 	MaxOutputSchema  int           `mapstructure:"max-output-schema-bytes"`
+	MaxArgumentBytes int64         `mapstructure:"max-argument-bytes"`
 
 	// Sanitizer.
 	RedactKeys     []string `mapstructure:"redact-keys"`
@@ -105,6 +106,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Duration("timeout", 30*time.Second, "time limit for one tool call, retries included")
 	fs.Int("retries", 2, "retries for idempotent calls on connection errors, 429, 502, 503, 504 (0 disables)")
 	fs.Int64("max-response-bytes", 10<<20, "size limit for an upstream response body")
+	fs.Int64("max-argument-bytes", 8<<20, "largest tool-call arguments accepted (JSON bytes)")
 	fs.Int("max-output-schema-bytes", 4096, "leave out output schemas larger than this (-1: no limit, 0: none at all)")
 	fs.StringArray("redact-key", nil, "extra field name whose value is redacted (repeatable)")
 	fs.StringArray("redact-pattern", nil, "extra regular expression redacted inside strings (repeatable)")
@@ -264,8 +266,8 @@ func (c *Config) Validate(cmd string) error {
 	if c.SpecRefresh < 0 || (c.SpecRefresh > 0 && c.SpecRefresh < time.Second) {
 		add("--spec-refresh must be 0 (off) or at least 1s, not %s", c.SpecRefresh)
 	}
-	if c.MaxResponseBytes <= 0 || c.SpecMaxBytes <= 0 || c.MaxBodyBytes <= 0 {
-		add("size limits (--max-response-bytes, --spec-max-bytes, --max-body-bytes) must be positive")
+	if c.MaxResponseBytes <= 0 || c.SpecMaxBytes <= 0 || c.MaxBodyBytes <= 0 || c.MaxArgumentBytes <= 0 {
+		add("size limits (--max-response-bytes, --spec-max-bytes, --max-body-bytes, --max-argument-bytes) must be positive")
 	}
 	switch c.Transport {
 	case "stdio", "http":

@@ -1,0 +1,140 @@
+package bridge_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/specloader"
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+const credParamSpec = `openapi: 3.0.3
+info: {title: creds, version: "1"}
+paths:
+  /echo:
+    get:
+      operationId: echo
+      parameters:
+        - {name: api_key, in: query, schema: {type: string}}
+        - {name: X-Api-Key, in: header, schema: {type: string}}
+        - {name: sid, in: cookie, schema: {type: string}}
+        - {name: q, in: query, schema: {type: string}}
+        - {name: deep, in: query, schema: {}}
+      responses: {"200": {description: ok}}
+`
+
+// TestCredentialParametersRemoved checks that a spec parameter named like a
+// configured credential is not an argument: the agent cannot send its own
+// value first, next to, or instead of the configured one.
+func TestCredentialParametersRemoved(t *testing.T) {
+	var got atomic.Pointer[http.Request]
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Clone(r.Context()))
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	defer up.Close()
+	res, err := specloader.LoadData(t.Context(), []byte(credParamSpec), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := bridge.Credentials{
+		Query:   map[string]string{"api_key": "qk-configured-1"},
+		Headers: map[string]string{"x-api-key": "hk-configured-1"},
+		Cookies: map[string]string{"sid": "ck-configured-1"},
+	}
+	b, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Credentials: creds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, b)
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := tools.Tools[0].InputSchema.(map[string]any)
+	props, _ := raw["properties"].(map[string]any)
+	for _, name := range []string{"api_key", "X-Api-Key", "sid"} {
+		if _, ok := props[name]; ok {
+			t.Errorf("input schema offers %q, the name of a configured credential", name)
+		}
+	}
+	if _, ok := props["q"]; !ok {
+		t.Errorf("input schema lost the ordinary parameter q: %v", props)
+	}
+	// Extra arguments are refused by the schema (additionalProperties: false).
+	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"q": "x", "api_key": "agent-value"}})
+	if err != nil || !r.IsError {
+		t.Fatalf("an argument named like the credential was accepted: %v %+v", err, r)
+	}
+	r, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"q": "x"}})
+	if err != nil || r.IsError {
+		t.Fatalf("call: %v %+v", err, r)
+	}
+	req := got.Load()
+	if v := req.URL.Query()["api_key"]; len(v) != 1 || v[0] != "qk-configured-1" {
+		t.Errorf("upstream got api_key=%q; want only the configured one", v)
+	}
+	if v := req.Header.Values("X-Api-Key"); len(v) != 1 || v[0] != "hk-configured-1" {
+		t.Errorf("upstream got X-Api-Key %q; want only the configured one", v)
+	}
+}
+
+// TestArgumentLimits checks that oversized and too deeply nested arguments
+// are refused before decoding, without calling the upstream.
+func TestArgumentLimits(t *testing.T) {
+	var calls atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Write([]byte(`{}`))
+	}))
+	defer up.Close()
+	res, err := specloader.LoadData(t.Context(), []byte(credParamSpec), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), MaxArgumentBytes: 1 << 10, MaxArgumentDepth: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := bridge.NewRuntime(b)
+	for _, tc := range []struct {
+		name, args, want string
+	}{
+		{"too large", `{"q":"` + strings.Repeat("a", 2000) + `"}`, "more than the 1024 allowed"},
+		{"too deep", `{"deep":` + strings.Repeat("[", 20) + strings.Repeat("]", 20) + `}`, "levels deep"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := rt.Call(t.Context(), &bridge.Call{Tool: "echo", Args: []byte(tc.args)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := out.Result.Content[0].(*mcp.TextContent).Text
+			if out.Kind != bridge.BadArguments || !out.Result.IsError || !strings.Contains(text, tc.want) {
+				t.Errorf("got kind %v, %q; want bad_arguments mentioning %q", out.Kind, text, tc.want)
+			}
+		})
+	}
+	// Brackets inside strings do not count.
+	out, err := rt.Call(t.Context(), &bridge.Call{Tool: "echo", Args: []byte(`{"q":"[[[[[[[[[[[[[[[[[[[[\"{{{{"}`)})
+	if err != nil || out.Kind != bridge.OK {
+		t.Errorf("brackets inside a string counted as nesting: %v %+v", err, out)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("upstream saw %d calls; want 1 (only the valid one)", calls.Load())
+	}
+}
