@@ -36,6 +36,8 @@ type inputs struct {
 	spec, whitelist []byte
 	loc             *url.URL
 	sum             [sha256.Size]byte
+	validator       specloader.Validator // of the spec document, for a conditional re-read
+	refs            []specloader.Ref     // documents the spec's $refs pulled in
 }
 
 // readInputs reads the spec (file, URL or embedded) and the whitelist.
@@ -43,7 +45,7 @@ func (a *app) readInputs(ctx context.Context) (inputs, error) {
 	in := inputs{spec: a.specData}
 	if in.spec == nil {
 		var err error
-		in.spec, in.loc, err = specloader.Read(ctx, a.cfg.Spec, a.loaderOptions())
+		in.spec, in.loc, in.validator, _, err = specloader.Refetch(ctx, a.cfg.Spec, a.loaderOptions(), specloader.Validator{})
 		if err != nil {
 			return in, err
 		}
@@ -74,7 +76,7 @@ func (a *app) build(ctx context.Context, degradeOK, useCache bool) (*built, erro
 	in, err := a.readInputs(ctx)
 	if err != nil {
 		if degradeOK && errors.Is(err, specloader.ErrFetch) {
-			a.log.Error("spec could not be fetched; serving in degraded mode with only the ping tool", zap.String("spec", a.cfg.Spec), zap.Error(err))
+			a.log.Error("spec could not be fetched; serving in degraded mode with only the ping tool", zap.String("spec", specloader.RedactURL(a.cfg.Spec)), zap.Error(err))
 			cat, derr := bridge.NewDegraded(err.Error(), a.bridgeOptions())
 			if derr != nil {
 				return nil, derr
@@ -97,8 +99,9 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 	var key string
 	if useCache {
 		key = a.cacheKey(data, wl)
-		if c := a.loadCached(key, bopts); c != nil {
+		if c, refs := a.loadCached(ctx, key, bopts, loc); c != nil {
 			a.log.Debug("tools restored from cache", zap.Duration("took", time.Since(start)))
+			in.refs = refs
 			return &built{cat: c, ops: c.Len() + len(c.Skipped()), cached: true, inputs: in}, nil
 		}
 	}
@@ -152,15 +155,16 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 		return nil, fmt.Errorf("--strict: %d operation(s) cannot become tools (first: %s: %s)", len(c.Skipped()), c.Skipped()[0].Operation, c.Skipped()[0].Reason)
 	}
 	a.log.Debug("tools built", zap.Duration("took", time.Since(start)))
+	in.refs = res.ExternalRefs
 	if useCache {
-		a.storeCached(key, c)
+		a.storeCached(key, c, res.ExternalRefs)
 	}
 	return &built{cat: c, spec: res, ops: len(ops), inputs: in}, nil
 }
 
 func (a *app) loaderOptions() specloader.Options {
 	cfg := a.cfg
-	lopts := specloader.Options{MaxBytes: cfg.SpecMaxBytes, Timeout: cfg.SpecTimeout, Strict: cfg.Strict}
+	lopts := specloader.Options{MaxBytes: cfg.SpecMaxBytes, Timeout: cfg.SpecTimeout, Strict: cfg.Strict, AllowOrigins: cfg.SpecAllowOrigins}
 	if len(cfg.SpecHeaders) > 0 {
 		lopts.Header = map[string][]string{}
 		for k, v := range parseHeaders(cfg.SpecHeaders) {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/specloader"
 )
 
 // The tool cache keeps the prepared tools of a start, so that a restart
@@ -21,14 +25,15 @@ import (
 // writers), and prefixed by a SHA-256 of their content (a corrupt or
 // truncated entry is ignored and rewritten).
 //
-// The key covers the root spec document only: a spec split into several
-// files whose referenced files change needs --no-cache.
+// The key covers the root spec document; an entry also lists the documents
+// the spec's $refs pulled in (location and SHA-256), and a hit counts only
+// when none of them changed (specloader.RefsChanged).
 
 // cacheKey hashes everything that shapes the built tools.
 func (a *app) cacheKey(spec, wl []byte) string {
 	h := sha256.New()
 	field := func(s string) { fmt.Fprintf(h, "%d:%s;", len(s), s) }
-	field("mcpbridge-tools")
+	field("mcpbridge-tools-2")
 	field(version)
 	if exe, err := os.Executable(); err == nil {
 		if st, err := os.Stat(exe); err == nil {
@@ -69,43 +74,81 @@ func (a *app) cacheDir() (string, error) {
 	return filepath.Join(dir, "mcpbridge"), nil
 }
 
-// loadCached returns the cached bridge for key, or nil on any miss.
-func (a *app) loadCached(key string, opts bridge.Options) *bridge.Catalog {
+// cacheEntry is what a cache file holds after its checksum.
+type cacheEntry struct {
+	Refs []cacheRef // the documents the spec's $refs pulled in
+	Snap []byte     // bridge.Catalog.Snapshot
+}
+
+type cacheRef struct {
+	Location string
+	SHA256   [sha256.Size]byte
+}
+
+// loadCached returns the cached catalog for key and the documents its
+// spec's $refs pulled in, or nil on any miss (a referenced document that
+// changed or cannot be read again is a miss).
+func (a *app) loadCached(ctx context.Context, key string, opts bridge.Options, loc *url.URL) (*bridge.Catalog, []specloader.Ref) {
 	dir, err := a.cacheDir()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	data, err := os.ReadFile(filepath.Join(dir, key+".tools"))
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	if len(data) < sha256.Size {
-		return nil
+		return nil, nil
 	}
 	sum := sha256.Sum256(data[sha256.Size:])
 	if !bytes.Equal(sum[:], data[:sha256.Size]) {
 		a.log.Warn("tool cache entry is corrupt; rebuilding", zap.String("key", key))
-		return nil
+		return nil, nil
 	}
-	b, err := bridge.NewFromSnapshot(data[sha256.Size:], opts)
+	var e cacheEntry
+	if err := gob.NewDecoder(bytes.NewReader(data[sha256.Size:])).Decode(&e); err != nil {
+		a.log.Warn("tool cache entry unusable; rebuilding", zap.String("key", key), zap.Error(err))
+		return nil, nil
+	}
+	refs := make([]specloader.Ref, len(e.Refs))
+	for i, r := range e.Refs {
+		refs[i] = specloader.Ref{Location: r.Location, SHA256: r.SHA256}
+	}
+	if len(refs) > 0 {
+		changed, err := specloader.RefsChanged(ctx, loc, refs, a.loaderOptions())
+		if err != nil || changed {
+			a.log.Debug("tool cache entry stale: a referenced document changed", zap.String("key", key), zap.Bool("changed", changed), zap.Error(err))
+			return nil, nil
+		}
+	}
+	c, err := bridge.NewFromSnapshot(e.Snap, opts)
 	if err != nil {
 		a.log.Warn("tool cache entry unusable; rebuilding", zap.String("key", key), zap.Error(err))
-		return nil
+		return nil, nil
 	}
-	return b
+	return c, refs
 }
 
-// storeCached writes the snapshot of b under key; failures only warn.
-func (a *app) storeCached(key string, b *bridge.Catalog) {
+// storeCached writes the snapshot of c under key, with the documents its
+// spec's $refs pulled in; failures only warn.
+func (a *app) storeCached(key string, c *bridge.Catalog, refs []specloader.Ref) {
 	dir, err := a.cacheDir()
 	if err == nil {
 		err = os.MkdirAll(dir, 0o700)
 	}
-	var snap []byte
-	if err == nil {
-		snap, err = b.Snapshot()
+	e := cacheEntry{}
+	for _, r := range refs {
+		e.Refs = append(e.Refs, cacheRef{Location: r.Location, SHA256: r.SHA256})
 	}
 	if err == nil {
+		e.Snap, err = c.Snapshot()
+	}
+	var buf bytes.Buffer
+	if err == nil {
+		err = gob.NewEncoder(&buf).Encode(&e)
+	}
+	if err == nil {
+		snap := buf.Bytes()
 		sum := sha256.Sum256(snap)
 		var f *os.File
 		f, err = os.CreateTemp(dir, key+".*.tmp")

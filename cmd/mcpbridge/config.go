@@ -23,15 +23,16 @@ type Config struct {
 	Config string `mapstructure:"config"` // path of the YAML config file
 
 	// Spec and whitelist.
-	Spec          string            `mapstructure:"spec"`
-	SpecHeaders   []string          `mapstructure:"spec-headers"` // "Name: value" sent when fetching a URL spec
-	SpecTimeout   time.Duration     `mapstructure:"spec-timeout"`
-	SpecMaxBytes  int64             `mapstructure:"spec-max-bytes"`
-	SpecRefresh   time.Duration     `mapstructure:"spec-refresh"`
-	Strict        bool              `mapstructure:"strict"`
-	Whitelist     string            `mapstructure:"whitelist"`
-	AllOperations bool              `mapstructure:"all-operations"`
-	ServerVars    map[string]string `mapstructure:"server-variables"`
+	Spec             string            `mapstructure:"spec"`
+	SpecHeaders      []string          `mapstructure:"spec-headers"` // "Name: value" sent when fetching a URL spec
+	SpecTimeout      time.Duration     `mapstructure:"spec-timeout"`
+	SpecMaxBytes     int64             `mapstructure:"spec-max-bytes"`
+	SpecRefresh      time.Duration     `mapstructure:"spec-refresh"`
+	SpecAllowOrigins []string          `mapstructure:"spec-allow-origins"`
+	Strict           bool              `mapstructure:"strict"`
+	Whitelist        string            `mapstructure:"whitelist"`
+	AllOperations    bool              `mapstructure:"all-operations"`
+	ServerVars       map[string]string `mapstructure:"server-variables"`
 
 	// Upstream.
 	Upstream         string        `mapstructure:"upstream"`
@@ -94,6 +95,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("spec", "", "OpenAPI document: file path or http(s) URL (Swagger 2.0, OpenAPI 3.0, 3.1)")
 	fs.StringArray("spec-header", nil, `header sent when fetching a URL spec, "Name: value" (repeatable)`)
 	fs.Duration("spec-timeout", 30*time.Second, "time limit for fetching the spec")
+	fs.StringArray("spec-allow-origin", nil, "origin (scheme://host[:port]) besides the spec's own whose $refs may be fetched and to which its URL may redirect (repeatable; env MCPBRIDGE_SPEC_ALLOW_ORIGINS, comma-separated)")
 	fs.Duration("spec-refresh", 0, "re-read the spec and whitelist this often and swap in the new tools when they changed (0: only on SIGHUP)")
 	fs.Int64("spec-max-bytes", 64<<20, "size limit for the spec")
 	fs.Bool("strict", false, "treat spec validation warnings and skipped operations as fatal")
@@ -141,6 +143,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 // flags have singular names and plural keys).
 var flagKeys = map[string]string{
 	"spec-header":          "spec-headers",
+	"spec-allow-origin":    "spec-allow-origins",
 	"upstream-header":      "upstream-headers",
 	"redact-key":           "redact-keys",
 	"redact-pattern":       "redact-patterns",

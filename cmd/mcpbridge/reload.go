@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/signal"
@@ -11,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/specloader"
 )
 
 // reloader re-runs provisioning while the bridge serves and swaps the new
@@ -28,7 +30,10 @@ type reloader struct {
 }
 
 func newReloader(a *app, rt *bridge.Runtime, bt *built) *reloader {
-	return &reloader{a: a, rt: rt, cur: bt.inputs}
+	r := &reloader{a: a, rt: rt, cur: bt.inputs}
+	r.cur.spec = nil // only its digest is compared; the bytes would stay in memory
+	bt.inputs.spec = nil
+	return r
 }
 
 // reloadResult says what a reload did.
@@ -46,9 +51,16 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	defer r.mu.Unlock()
 	a := r.a
 	degraded := r.rt.Catalog().Degraded() != ""
-	in, err := a.readInputs(ctx)
-	if err == nil && !degraded && in.sum == r.cur.sum {
+	if !degraded && r.unchanged(ctx) {
 		r.lastErr = ""
+		r.rt.NoteReload("unchanged")
+		a.log.Debug("reload: spec and whitelist unchanged", zap.String("trigger", why))
+		return reloadUnchanged
+	}
+	in, err := a.readInputs(ctx)
+	if err == nil && !degraded && in.sum == r.cur.sum && !r.refsChanged(ctx) {
+		r.lastErr = ""
+		r.cur.validator = in.validator
 		r.rt.NoteReload("unchanged")
 		a.log.Debug("reload: spec and whitelist unchanged", zap.String("trigger", why))
 		return reloadUnchanged
@@ -72,11 +84,43 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	}
 	r.lastErr = ""
 	r.cur = bt.inputs
+	r.cur.spec = nil
 	bt.spec = nil
 	old := r.rt.Swap(bt.cat)
 	r.rt.NoteReload("ok")
 	a.log.Info("tools reloaded", zap.String("trigger", why), zap.Int("tools", bt.cat.Len()), zap.Int("previous", old.Len()), zap.Bool("recovered", old.Degraded() != ""), zap.Bool("cached", bt.cached))
 	return reloadSwapped
+}
+
+// unchanged reports, without reading more than it must, that neither the
+// spec (a conditional GET answered 304, or a file of the same size and
+// modification time), nor the documents its $refs pulled in, nor the
+// whitelist changed since the served catalog was built.
+func (r *reloader) unchanged(ctx context.Context) bool {
+	a := r.a
+	if a.specData != nil || r.cur.validator == (specloader.Validator{}) {
+		return false
+	}
+	_, _, v, notModified, err := specloader.Refetch(ctx, a.cfg.Spec, a.loaderOptions(), r.cur.validator)
+	if err != nil || !notModified {
+		return false
+	}
+	wl, err := a.whitelistBytes()
+	if err != nil || !bytes.Equal(wl, r.cur.whitelist) || r.refsChanged(ctx) {
+		return false
+	}
+	r.cur.validator = v
+	return true
+}
+
+// refsChanged reports whether a document the spec's $refs pulled in
+// changed (or cannot be read again).
+func (r *reloader) refsChanged(ctx context.Context) bool {
+	if len(r.cur.refs) == 0 {
+		return false
+	}
+	changed, err := specloader.RefsChanged(ctx, r.cur.loc, r.cur.refs, r.a.loaderOptions())
+	return err != nil || changed
 }
 
 // watch runs the triggers until ctx is done; the returned channel closes
