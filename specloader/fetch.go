@@ -34,9 +34,9 @@ type session struct {
 	pol    *policy
 	guard  *dialGuard
 	client *http.Client
-	// transport is the session's own, closed with it; nil when the client
-	// is Options.Client.
-	transport *http.Transport
+	// own holds the session's own transports, closed with it; nil when
+	// the client is Options.Client.
+	own *splitTransport
 
 	// origin is the origin of the spec when it is at a URL (see originOf):
 	// the only place Options.Header is sent. "" for a file or no location.
@@ -79,8 +79,9 @@ func newSession(ctx context.Context, root *url.URL, opts Options) (*session, err
 
 // close releases the connections of the session's own transport.
 func (s *session) close() {
-	if s.transport != nil {
-		s.transport.CloseIdleConnections()
+	if s.own != nil {
+		s.own.root.CloseIdleConnections()
+		s.own.refs.CloseIdleConnections()
 	}
 }
 
@@ -109,8 +110,8 @@ func (s *session) httpClient() *http.Client {
 		}
 		c.Transport = &checkedTransport{next: rt, g: s.guard}
 	} else {
-		s.transport = newTransport(s.guard)
-		c.Transport = s.transport
+		s.own = &splitTransport{root: newTransport(s.guard), refs: newTransport(s.guard)}
+		c.Transport = s.own
 	}
 	next := c.CheckRedirect
 	header := s.opts.Header

@@ -81,15 +81,17 @@ func classify(ip netip.Addr) (addrClass, string) {
 		return never, "link-local (cloud metadata)"
 	case ip.IsMulticast():
 		return never, "multicast"
+	}
+	for _, p := range forbidden { // before IsPrivate: fd00:ec2::254 is in fc00::/7
+		if p.Contains(ip) {
+			return never, "reserved or metadata"
+		}
+	}
+	switch {
 	case ip.IsLoopback():
 		return private, "loopback"
 	case ip.IsPrivate():
 		return private, "private"
-	}
-	for _, p := range forbidden {
-		if p.Contains(ip) {
-			return never, "reserved or metadata"
-		}
 	}
 	for _, p := range internal {
 		if p.Contains(ip) {
@@ -359,4 +361,19 @@ func newTransport(g *dialGuard) *http.Transport {
 	t.DialContext = g.DialContext
 	t.DialTLSContext = nil
 	return t
+}
+
+// splitTransport sends the fetches of the spec itself and the others over
+// two pools of connections: a connection dialed for the spec's own URL,
+// where private addresses are allowed, must not carry a $ref later, which
+// would then skip the check its own dial would get.
+type splitTransport struct {
+	root, refs *http.Transport
+}
+
+func (t *splitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if isRootFetch(req.Context()) {
+		return t.root.RoundTrip(req)
+	}
+	return t.refs.RoundTrip(req)
 }
