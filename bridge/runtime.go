@@ -62,6 +62,7 @@ type Call struct {
 
 	target  *Tool
 	catalog *Catalog
+	start   time.Time
 }
 
 // Target is the tool being called, taken from the catalog when the call
@@ -180,7 +181,7 @@ func (r *Runtime) Call(ctx context.Context, c *Call) (*Outcome, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownTool, c.Tool)
 	}
-	c.target, c.catalog = t, cat
+	c.target, c.catalog, c.start = t, cat, start
 	out, err := r.chain.Invoke(ctx, c)
 	if out != nil {
 		out.Took = time.Since(start)
@@ -191,8 +192,19 @@ func (r *Runtime) Call(ctx context.Context, c *Call) (*Outcome, error) {
 	return out, err
 }
 
-// invoke is the innermost invoker: the built-ins, or the upstream call.
+// invoke is the innermost invoker. It fills Took and BytesIn before the
+// outcome travels back up the chain, so that middlewares see them.
 func (r *Runtime) invoke(ctx context.Context, c *Call) (*Outcome, error) {
+	out, err := r.invokeTool(ctx, c)
+	if out != nil {
+		out.Took = time.Since(c.start)
+		out.BytesIn = int64(len(c.Args))
+	}
+	return out, err
+}
+
+// invokeTool answers a built-in or calls the upstream.
+func (r *Runtime) invokeTool(ctx context.Context, c *Call) (*Outcome, error) {
 	if c.target.builtin == builtinPing {
 		info := c.catalog.PingInfo()
 		if s := r.lastReload.Load(); s != nil {
