@@ -41,8 +41,9 @@ type jsonState struct {
 	iv     []span
 	depth  int
 	err    *SyntaxError
-	masked bool // the last string read starts with "MASKED:"
+	masked bool // the last string read starts with "MASKED:" and had nothing masked
 	key    bool // the last string read is a sensitive member name
+	n      int  // masks so far
 }
 
 // RedactJSON appends to dst a compact copy of the JSON document src with
@@ -52,8 +53,15 @@ type jsonState struct {
 // *[SyntaxError]. dst must not overlap src: the output can be longer than
 // the input.
 func (r *Redactor) RedactJSON(dst, src []byte) ([]byte, error) {
+	out, n, err := r.redactJSON(dst, src)
+	r.counted(n)
+	return out, err
+}
+
+// redactJSON is RedactJSON, returning the number of masks.
+func (r *Redactor) redactJSON(dst, src []byte) ([]byte, int, error) {
 	st := r.states.Get().(*jsonState)
-	st.r, st.src, st.dst, st.pend, st.depth, st.err = r, src, dst, 0, 0, nil
+	st.r, st.src, st.dst, st.pend, st.depth, st.err, st.n = r, src, dst, 0, 0, nil, 0
 	st.pend = st.space(0)
 	i := st.value(st.pend)
 	if i >= 0 {
@@ -62,16 +70,16 @@ func (r *Redactor) RedactJSON(dst, src []byte) ([]byte, error) {
 			i = st.fail(j, "invalid character "+quoteByte(src[j])+" after top-level value")
 		}
 	}
-	out, err := st.dst, st.err
+	out, err, n := st.dst, st.err, st.n
 	st.r, st.src, st.dst, st.err = nil, nil, nil, nil
 	if cap(st.buf) > 64<<10 {
 		st.buf = nil
 	}
 	r.states.Put(st)
 	if i < 0 {
-		return dst, err
+		return dst, 0, err
 	}
-	return out, nil
+	return out, n, nil
 }
 
 // flush copies what is owed up to src[i] to dst.
@@ -195,13 +203,14 @@ func (s *jsonState) object(i int) int {
 		if sensitive {
 			s.flush(start)
 		}
-		mark := len(s.dst)
+		mark, nmark := len(s.dst), s.n
 		if i = s.value(start); i < 0 {
 			return -1
 		}
 		if sensitive && (src[start] != '"' || !s.masked) {
 			s.dst = append(s.dst[:mark], maskJSON...)
 			s.pend = i
+			s.n = nmark + 1
 		}
 		if i = s.space(i); i >= len(src) {
 			return s.eof()

@@ -56,9 +56,9 @@ found:
 	body, end := src[start:j], j+1
 	s.masked = hasAt(body, 0, maskedPrefix)
 	if key {
-		s.key = isSensitiveKey(r, body)
+		s.key = (r.words && mayEnd(body) || r.keyMax != 0) && sensitiveKey(r, body) // isSensitiveKey, its first test inlined
 	}
-	if s.masked || from < 0 && len(r.patterns) == 0 {
+	if from < 0 && len(r.patterns) == 0 {
 		return end
 	}
 	iv := s.iv[:0]
@@ -67,9 +67,12 @@ found:
 	}
 	iv = patternSpans(r.patterns, body, iv)
 	if len(iv) > 0 {
+		iv = mergeSpans(iv)
 		s.flush(start)
-		s.dst = appendMasked(s.dst, body, mergeSpans(iv), false)
+		s.dst = appendMasked(s.dst, body, iv, false)
 		s.pend = j
+		s.masked = false
+		s.n += len(iv)
 	}
 	s.iv = iv
 	return end
@@ -112,19 +115,19 @@ func (s *jsonState) escaped(i, j int, key bool) int {
 	s.buf = buf
 	s.masked = hasAt(buf, 0, maskedPrefix)
 	if key {
-		s.key = isSensitiveKey(r, buf)
-	}
-	if s.masked {
-		return j + 1
+		s.key = (r.words && mayEnd(buf) || r.keyMax != 0) && sensitiveKey(r, buf)
 	}
 	iv := scanMasks(r, buf, 0, s.iv[:0])
 	iv = patternSpans(r.patterns, buf, iv)
 	if len(iv) > 0 {
+		iv = mergeSpans(iv)
 		s.flush(i)
 		s.dst = append(s.dst, '"')
-		s.dst = appendMasked(s.dst, buf, mergeSpans(iv), true)
+		s.dst = appendMasked(s.dst, buf, iv, true)
 		s.dst = append(s.dst, '"')
 		s.pend = j + 1
+		s.masked = false
+		s.n += len(iv)
 	}
 	s.iv = iv
 	return j + 1

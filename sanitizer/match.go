@@ -41,6 +41,8 @@ const (
 	cBearer                     // [A-Za-z0-9-._~+/]: RFC 6750 b64token
 	cSpace                      // [\t\n\f\r ]
 	cNoBound                    // [A-Za-z0-9\]]: not a word start before it
+	cB64Any                     // [A-Za-z0-9+/_-]: either base64 alphabet
+	cPEMBody                    // [A-Za-z0-9+/=\t\n\r ]: a PEM block's body
 )
 
 // span is a half-open byte range to mask.
@@ -55,23 +57,29 @@ func (r *Redactor) initClasses() {
 		alnum := upper || lower || digit
 		var f uint16
 		if alnum {
-			f |= cB64URL | cAlnum | cWord | cSlack | cTok | cBearer | cNoBound
+			f |= cB64URL | cAlnum | cWord | cSlack | cTok | cBearer | cNoBound | cB64Any | cPEMBody
 		}
 		if upper || digit {
 			f |= cUpNum | cPEM
 		}
 		switch b {
 		case '_':
-			f |= cB64URL | cWord | cTok | cBearer
+			f |= cB64URL | cWord | cTok | cBearer | cB64Any
 		case '-':
-			f |= cB64URL | cSlack | cTok | cBearer
+			f |= cB64URL | cSlack | cTok | cBearer | cB64Any
 		case '.':
 			f |= cTok | cBearer
-		case '~', '+', '/':
+		case '~':
 			f |= cBearer
+		case '+', '/':
+			f |= cBearer | cB64Any | cPEMBody
+		case '=':
+			f |= cPEMBody
 		case ' ':
-			f |= cPEM | cSpace
-		case '\t', '\n', '\f', '\r':
+			f |= cPEM | cSpace | cPEMBody
+		case '\t', '\n', '\r':
+			f |= cSpace | cPEMBody
+		case '\f':
 			f |= cSpace
 		case ']':
 			f |= cNoBound
@@ -112,18 +120,20 @@ func (r *Redactor) initAnchors(defaults bool) {
 		set(aGH, "g", "hi", "pousrt")
 		set(aSlack, "x", "o", "x")
 	}
-	for _, lits := range [][]string{r.prefixes, r.secrets} {
-		for _, l := range lits {
-			// A literal shorter than three bytes lets any byte follow it.
-			l2, l3 := "", ""
-			if len(l) > 1 {
-				l2 = l[1:2]
-			}
-			if len(l) > 2 {
-				l3 = l[2:3]
-			}
-			set(aCustom, l[:1], l2, l3)
+	lits := slices.Clone(r.prefixes)
+	for _, l := range r.lits {
+		lits = append(lits, l.s)
+	}
+	for _, l := range lits {
+		// A literal shorter than three bytes lets any byte follow it.
+		l2, l3 := "", ""
+		if len(l) > 1 {
+			l2 = l[1:2]
 		}
+		if len(l) > 2 {
+			l3 = l[2:3]
+		}
+		set(aCustom, l[:1], l2, l3)
 	}
 }
 
@@ -135,6 +145,7 @@ const (
 	kGHPat
 	kSlack
 	kPrefix
+	kB64
 	nKinds
 )
 
@@ -152,6 +163,10 @@ const (
 //
 // probe asks only whether a token starts: a PEM block then ends after its
 // BEGIN line instead of being followed to its END line.
+//
+// bin scans a binary body: the UTF-16 forms of secrets are looked for too,
+// and a PEM block without its END line ends with its base64 body instead
+// of running to the end of the input.
 type scanState struct {
 	skip        [nKinds]int
 	prefixFrom  int
@@ -159,13 +174,19 @@ type scanState struct {
 	pemAt       int
 	pemSearched bool
 	probe       bool
+	bin         bool
 }
 
 // scanMasks appends to iv the spans of s matched by the built-in tokens,
 // prefixes and secrets that start at or after from, unsorted. Patterns are
 // not run here.
 func scanMasks[T text](r *Redactor, s T, from int, iv []span) []span {
-	var st scanState
+	return scanMasksMode(r, s, from, iv, false)
+}
+
+// scanMasksMode is scanMasks, for a binary body when bin is set.
+func scanMasksMode[T text](r *Redactor, s T, from int, iv []span, bin bool) []span {
+	st := scanState{bin: bin}
 	// Every token is longer than two bytes, so the last two bytes of s
 	// cannot start one.
 	for i, n2 := from, len(s)-2; i < n2; i++ {
@@ -257,10 +278,25 @@ func matchAt[T text](r *Redactor, st *scanState, s T, i int, f uint16, iv []span
 				}
 			}
 		}
-		for _, sec := range r.secrets {
-			if sec[0] == s[i] && hasAt(s, i, sec) {
-				iv = append(iv, span{i, i + len(sec)})
+		for k := range r.lits {
+			l := &r.lits[k]
+			if l.s[0] != s[i] || l.bin && !st.bin || l.b64 && i < st.skip[kB64] || !hasAt(s, i, l.s) {
+				continue
 			}
+			lo, hi := i, i+len(l.s)
+			if l.b64 {
+				// Every later base64 form starting inside this run would
+				// grow into the same span.
+				for lo > 0 && r.cls[s[lo-1]]&cB64Any != 0 {
+					lo--
+				}
+				hi = run(r, s, hi, cB64Any)
+				for hi < n && s[hi] == '=' {
+					hi++
+				}
+				st.skip[kB64] = hi
+			}
+			iv = append(iv, span{lo, hi})
 		}
 	}
 	return iv
@@ -302,6 +338,9 @@ func pemEnd[T text](r *Redactor, st *scanState, s T, i int) int {
 	}
 	k := st.pemAt
 	if k < 0 {
+		if st.bin {
+			return run(r, s, j, cPEMBody)
+		}
 		return len(s)
 	}
 	e := run(r, s, k+8, cPEM)
@@ -404,18 +443,29 @@ func mergeSpans(iv []span) []span {
 
 // RedactString masks the secrets found in the free text s (a text/plain
 // body, an error message) with the value rules: built-in tokens, prefixes,
-// secrets and patterns. Key names play no part. A string starting with
-// "MASKED:" is returned unchanged.
+// secrets and their encoded forms, and patterns. Key names play no part,
+// and neither does a leading "MASKED:".
 func (r *Redactor) RedactString(s string) string {
-	if strings.HasPrefix(s, maskedPrefix) {
-		return s
+	out, n := r.redactString(s)
+	r.counted(n)
+	return out
+}
+
+// counted reports n masks to the OnRedact hook.
+func (r *Redactor) counted(n int) {
+	if n > 0 && r.onRedact != nil {
+		r.onRedact(n)
 	}
+}
+
+// redactString is RedactString, returning the number of masks.
+func (r *Redactor) redactString(s string) (string, int) {
 	iv := scanMasks(r, s, 0, nil)
 	if len(r.patterns) > 0 {
 		iv = patternSpansString(r.patterns, s, iv)
 	}
 	if len(iv) == 0 {
-		return s
+		return s, 0
 	}
 	iv = mergeSpans(iv)
 	var b strings.Builder
@@ -427,5 +477,43 @@ func (r *Redactor) RedactString(s string) string {
 		prev = m.hi
 	}
 	b.WriteString(s[prev:])
-	return b.String()
+	return b.String(), len(iv)
+}
+
+// matches reports whether a value rule matches in s.
+func matches[T text](r *Redactor, s T) bool {
+	if len(s) == 0 {
+		return false
+	}
+	st := scanState{probe: true}
+	for i, n2 := 0, len(s)-2; i < n2; i++ {
+		if g := r.first[s[i]] & r.follow[s[i+1]] & r.third[s[i+2]]; g != 0 {
+			if iv := matchAt(r, &st, s, i, g, nil); len(iv) > 0 {
+				return true
+			}
+		}
+	}
+	for _, re := range r.patterns {
+		switch x := any(s).(type) {
+		case string:
+			if re.MatchString(x) {
+				return true
+			}
+		case []byte:
+			if re.Match(x) {
+				return true
+			}
+		default:
+			if re.MatchString(string(s)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keepMasked reports whether v, the value of a sensitive key, passes
+// unchanged: it starts with "MASKED:" and no value rule matches in it.
+func keepMasked[T text](r *Redactor, v T) bool {
+	return hasAt(v, 0, maskedPrefix) && !matches(r, v)
 }

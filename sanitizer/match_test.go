@@ -68,7 +68,9 @@ func TestRedactString(t *testing.T) {
 
 		{"pattern", "PASSWD=foo&x=1", m + "&x=1"},
 
-		{"masked prefix", maskedStr, maskedStr},
+		{"masked prefix is scanned", maskedStr, "MASKED:" + m},
+		{"masked prefix secret", "MASKED:" + secret, "MASKED:" + m},
+		{"masked prefix clean", "MASKED:****5678", "MASKED:****5678"},
 		{"masked prefix later is not special", "x MASKED:" + skKey, "x MASKED:" + m},
 
 		{"touching spans merge", awsKey + secret, m},

@@ -1,42 +1,52 @@
 package sanitizer
 
-import "strings"
-
 // Redact returns a redacted copy of v, a value as encoding/json decodes it
 // into an any: maps and slices are copied (v is never modified), strings go
 // through [Redactor.RedactString], the values of sensitive keys become
-// [Mask], and every other value is returned as is. Object keys are redacted
-// like any string; should two keys of one map redact to the same text, one
-// of their values is kept.
+// [Mask] (unless a string starting with "MASKED:" in which no value rule
+// matches), and every other value is returned as is. Object keys are
+// redacted like any string; should two keys of one map redact to the same
+// text, one of their values is kept.
 func (r *Redactor) Redact(v any) any {
-	switch x := v.(type) {
-	case string:
-		return r.RedactString(x)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if isSensitiveKey(r, k) {
-				out[r.RedactString(k)] = maskValue(e)
-			} else {
-				out[r.RedactString(k)] = r.Redact(e)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = r.Redact(e)
-		}
-		return out
-	default:
-		return v
-	}
+	out, n := r.redact(v)
+	r.counted(n)
+	return out
 }
 
-// maskValue is what becomes of the value of a sensitive key.
-func maskValue(v any) any {
-	if s, ok := v.(string); ok && strings.HasPrefix(s, maskedPrefix) {
-		return s
+// redact is Redact, returning the number of masks.
+func (r *Redactor) redact(v any) (any, int) {
+	switch x := v.(type) {
+	case string:
+		return r.redactString(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		total := 0
+		for k, e := range x {
+			rk, n := r.redactString(k)
+			total += n
+			if isSensitiveKey(r, k) {
+				if s, ok := e.(string); ok && keepMasked(r, s) {
+					out[rk] = s
+				} else {
+					out[rk] = Mask
+					total++
+				}
+				continue
+			}
+			out[rk], n = r.redact(e)
+			total += n
+		}
+		return out, total
+	case []any:
+		out := make([]any, len(x))
+		total := 0
+		for i, e := range x {
+			var n int
+			out[i], n = r.redact(e)
+			total += n
+		}
+		return out, total
+	default:
+		return v, 0
 	}
-	return Mask
 }

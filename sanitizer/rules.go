@@ -13,8 +13,9 @@ import (
 // Mask replaces every redacted value and every redacted part of a string.
 const Mask = "[REDACTED]"
 
-// maskedPrefix marks a string that was masked on purpose upstream; it passes
-// unchanged.
+// maskedPrefix marks a string that was masked on purpose upstream: as the
+// value of a sensitive key it passes unchanged, provided no value rule
+// matches inside it.
 const maskedPrefix = "MASKED:"
 
 // minSecretLen is the shortest configured secret, in characters, that is
@@ -28,9 +29,9 @@ const maxKeyLen = 64
 // Rules configures a [Redactor]. The zero value means the built-in key
 // names and value patterns only.
 type Rules struct {
-	// Keys are extra member names whose values are redacted, compared like
-	// the built-in ones (ASCII case folded, '-' and '_' removed). Empty
-	// names are ignored.
+	// Keys are extra member names whose values are redacted, compared whole
+	// after folding ASCII case and removing '-' and '_' ("X-Session" matches
+	// "x_session", not "x_session_id"). Empty names are ignored.
 	Keys []string
 	// Patterns are extra regular expressions (RE2 syntax) whose matches are
 	// redacted inside strings. They run on every string, so keep them few.
@@ -40,29 +41,27 @@ type Rules struct {
 	// prefixes are ignored.
 	Prefixes []string
 	// Secrets are known secret values (upstream credentials), redacted
-	// wherever they appear inside a string. Secrets shorter than 4
+	// wherever they appear inside a string, as they are and in the encoded
+	// forms New derives from them (URL-escaped, base64, JSON- and
+	// XML-escaped, UTF-16 in binary bodies). Secrets shorter than 4
 	// characters are ignored, as are those found inside Mask itself.
 	Secrets []string
-	// NoDefaults drops the built-in key names and value patterns, leaving
+	// NoDefaults drops the built-in key rule and value patterns, leaving
 	// only what the other fields list.
 	NoDefaults bool
-}
-
-// defaultKeys are the built-in sensitive member names.
-func defaultKeys() []string {
-	return []string{
-		"apiKey", "api_key", "token", "accessToken", "refreshToken", "idToken",
-		"password", "passwd", "secret", "clientSecret", "client_secret",
-		"authorization", "proxy-authorization", "cookie", "set-cookie",
-		"private_key", "privateKey", "x-api-key", "sessionToken",
-	}
+	// OnRedact, when set, is called once by every redacting method call
+	// that masked something, with the number of values and parts of text
+	// it masked (for a metric such as mcpbridge_redactions_total). It runs
+	// on the caller's goroutine, possibly concurrently, and must be cheap.
+	OnRedact func(n int)
 }
 
 // Redactor removes secrets from values, text and JSON documents. Build it
 // with [New]; it is immutable and safe for concurrent use. The zero value
 // is not usable.
 type Redactor struct {
-	keys     map[string]struct{} // normalized sensitive names
+	words    bool                // the built-in word rule applies
+	keys     map[string]struct{} // normalized configured names
 	keyBloom [16]uint64          // 1024-bit filter over keyHash of keys
 	keyMin   int                 // shortest normalized name (0: no keys)
 	keyMax   int                 // longest normalized name
@@ -74,8 +73,9 @@ type Redactor struct {
 	cls       [256]uint16 // character classes, see the c* constants
 	prefixes  []string
 	prefixTok []bool // prefixes[i] is made of [A-Za-z0-9_.-] only
-	secrets   []string
+	lits      []lit  // configured secrets and their encoded forms
 	patterns  []*regexp.Regexp
+	onRedact  func(int)
 
 	states sync.Pool // *jsonState, reused by RedactJSON
 }
@@ -86,15 +86,11 @@ type Redactor struct {
 // problem is reported, joined with [errors.Join].
 func New(r Rules) (*Redactor, error) {
 	var errs []error
-	red := &Redactor{keys: make(map[string]struct{})}
+	red := &Redactor{keys: make(map[string]struct{}), words: !r.NoDefaults, onRedact: r.OnRedact}
 	red.states.New = func() any { return new(jsonState) }
 	red.initClasses()
 
-	keys := r.Keys
-	if !r.NoDefaults {
-		keys = append(defaultKeys(), r.Keys...)
-	}
-	for _, k := range keys {
+	for _, k := range r.Keys {
 		n := normalizeKey(k)
 		if n == "" {
 			continue
@@ -147,10 +143,15 @@ func New(r Rules) (*Redactor, error) {
 		red.prefixTok = append(red.prefixTok, tok)
 	}
 	for _, s := range r.Secrets {
-		if utf8.RuneCountInString(s) < minSecretLen || strings.Contains(Mask, s) || slices.Contains(red.secrets, s) {
+		if utf8.RuneCountInString(s) < minSecretLen || strings.Contains(Mask, s) {
 			continue
 		}
-		red.secrets = append(red.secrets, s)
+		for _, l := range secretVariants(s) {
+			if strings.Contains(Mask, l.s) || slices.ContainsFunc(red.lits, func(o lit) bool { return o.s == l.s }) {
+				continue
+			}
+			red.lits = append(red.lits, l)
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -190,12 +191,30 @@ func keyHash(n string) uint32 {
 // text is what the matchers read: a string or its bytes.
 type text interface{ ~string | ~[]byte }
 
+// IsSensitiveKey reports whether the values of a member, field, header,
+// element or attribute named name are masked whole: by the built-in word
+// rule (unless Rules.NoDefaults) or as one of Rules.Keys. It does not
+// allocate.
+func (r *Redactor) IsSensitiveKey(name string) bool {
+	return isSensitiveKey(r, name)
+}
+
 // isSensitiveKey reports whether the member name k (decoded) is a sensitive
-// key. It does not allocate. A first pass hashes the normalized name
-// without storing it; a bloom filter and the set of lengths reject most
-// names there. Only the rest are normalized into a stack buffer and looked
-// up.
+// key. It does not allocate.
 func isSensitiveKey[T text](r *Redactor, k T) bool {
+	return (r.words && mayEnd(k) || r.keyMax != 0) && sensitiveKey(r, k)
+}
+
+// sensitiveKey is isSensitiveKey past its inlined first test.
+func sensitiveKey[T text](r *Redactor, k T) bool {
+	return r.words && defaultSensitive(k) || r.keyMax != 0 && isConfiguredKey(r, k)
+}
+
+// isConfiguredKey reports whether k is one of Rules.Keys. A first pass
+// hashes the normalized name without storing it; a bloom filter and the
+// set of lengths reject most names there. Only the rest are normalized
+// into a stack buffer and looked up.
+func isConfiguredKey[T text](r *Redactor, k T) bool {
 	if r.keyMax == 0 || len(k) < r.keyMin {
 		return false
 	}

@@ -98,6 +98,7 @@ func TestRedactKeys(t *testing.T) {
 		"csrfToken":     "keep",
 		"x_session":     "configured key",
 		"refresh_token": maskedStr,
+		"id_token":      "MASKED:****1234",
 		"nested": []any{
 			map[string]any{"Authorization": "Basic Zm9vOmJhcg==", "ok": "yes"},
 			map[string]any{"set-cookie": []any{"a=b"}, "list": []any{map[string]any{"privateKey": "k"}}},
@@ -114,7 +115,8 @@ func TestRedactKeys(t *testing.T) {
 		"tokens_used":   float64(5),
 		"csrfToken":     "keep",
 		"x_session":     testMask,
-		"refresh_token": maskedStr,
+		"refresh_token": testMask, // MASKED: holding a token
+		"id_token":      "MASKED:****1234",
 		"nested": []any{
 			map[string]any{"Authorization": testMask, "ok": "yes"},
 			map[string]any{"set-cookie": testMask, "list": []any{map[string]any{"privateKey": testMask}}},
@@ -140,7 +142,7 @@ func TestRedactValues(t *testing.T) {
 	want := []any{
 		"Bearer " + testMask,
 		map[string]any{"msg": "key " + testMask, testMask: "key holds a token", "n": float64(3)},
-		[]any{true, nil, float64(1.5), maskedStr},
+		[]any{true, nil, float64(1.5), "MASKED:" + testMask},
 	}
 	if diff := cmp.Diff(want, r.Redact(in)); diff != "" {
 		t.Errorf("Redact mismatch (-want +got):\n%s", diff)

@@ -1,0 +1,147 @@
+package sanitizer
+
+import (
+	"encoding/base64"
+	"html"
+	"net/url"
+	"strings"
+	"unicode/utf16"
+)
+
+// lit is a literal the scanners look for: a configured secret or one of the
+// encoded forms New derives from it.
+type lit struct {
+	s string
+	// b64: a base64 form; a match grows over the whole run of base64 bytes
+	// around it (and its '=' padding), which is the encoded blob holding the
+	// secret, e.g. the credentials of "Basic dXNlcjpodW50ZXIy".
+	b64 bool
+	// bin: only looked for in binary bodies (UTF-16 forms).
+	bin bool
+}
+
+// minB64Core is the shortest base64 form of a secret that is looked for:
+// shorter ones would mask ordinary base64 data by chance.
+const minB64Core = 6
+
+// secretVariants returns s and the forms in which an upstream may echo it:
+//
+//   - URL-escaped: as url.QueryEscape and url.PathEscape write it, with
+//     every byte but [A-Za-z0-9-._~] escaped, each with upper- and
+//     lower-case hex digits;
+//   - JSON-escaped (encoding/json's way, and with only '"', '\' and control
+//     bytes escaped), for JSON met as text;
+//   - XML/HTML-escaped (&amp; &lt; &gt; and either &#34;/&#39; or
+//     &quot;/&apos;);
+//   - base64, standard and URL-safe alphabets: for each of the three
+//     alignments the secret can have inside a longer encoded text, the
+//     characters that depend on the secret's bytes only, so it is found
+//     within any base64 blob (a Basic credential "user:secret", a token in
+//     an encoded JSON document), padded or not;
+//   - UTF-16, little- and big-endian, in binary bodies only.
+//
+// Duplicates are left for New to drop.
+func secretVariants(s string) []lit {
+	out := []lit{{s: s}}
+	add := func(v string) {
+		if v != s {
+			out = append(out, lit{s: v})
+		}
+	}
+	for _, e := range []string{url.QueryEscape(s), url.PathEscape(s), strictEscape(s)} {
+		add(e)
+		add(lowerHex(e))
+	}
+	add(string(appendEscaped(nil, []byte(s))))
+	add(jsonMinimal(s))
+	if strings.ContainsAny(s, `&<>"'`) {
+		e := html.EscapeString(s)
+		add(e)
+		add(strings.NewReplacer("&#34;", "&quot;", "&#39;", "&apos;").Replace(e))
+	}
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		for k := range 3 {
+			core := b64Core(enc, s, k)
+			if len(core) >= minB64Core {
+				out = append(out, lit{s: core, b64: true})
+			} else if k == 0 {
+				// Too short to be looked for inside other data: only the
+				// secret encoded alone (its padding joins the match).
+				out = append(out, lit{s: enc.EncodeToString([]byte(s)), b64: true})
+			}
+		}
+	}
+	u := utf16.Encode([]rune(s))
+	le, be := make([]byte, 0, 2*len(u)), make([]byte, 0, 2*len(u))
+	for _, c := range u {
+		le = append(le, byte(c), byte(c>>8))
+		be = append(be, byte(c>>8), byte(c))
+	}
+	out = append(out, lit{s: string(le), bin: true}, lit{s: string(be), bin: true})
+	return out
+}
+
+// b64Core returns the characters of the encoding of s, preceded by k other
+// bytes, that depend on the bytes of s only.
+func b64Core(enc *base64.Encoding, s string, k int) string {
+	full := enc.EncodeToString(append(make([]byte, k), s...))
+	lo := (8*k + 5) / 6        // first character holding no byte before s
+	hi := 8 * (k + len(s)) / 6 // past the last one holding no byte after s
+	if lo >= hi {
+		return ""
+	}
+	return full[lo:hi]
+}
+
+// strictEscape escapes every byte of s but the unreserved ones of RFC 3986.
+func strictEscape(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+// lowerHex turns the hex digits of the %XX escapes of e to lower case.
+func lowerHex(e string) string {
+	b := []byte(e)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			for j := i + 1; j <= i+2; j++ {
+				if 'A' <= b[j] && b[j] <= 'F' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+// jsonMinimal escapes only what a JSON string must escape.
+func jsonMinimal(s string) string {
+	const hex = "0123456789abcdef"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
