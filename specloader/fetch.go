@@ -471,7 +471,7 @@ func (s *session) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 	}
 	s.cache[key] = data
 	src := *u
-	src.Fragment = ""
-	s.refs = append(s.refs, Ref{Location: displayURL(&src), SHA256: sha256.Sum256(data), src: &src})
+	src.Fragment, src.RawFragment = "", ""
+	s.refs = append(s.refs, Ref{Location: displayURL(&src), SHA256: sha256.Sum256(data)})
 	return data, nil
 }

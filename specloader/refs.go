@@ -18,11 +18,6 @@ type Ref struct {
 	Location string
 	// SHA256 is the hash of the document's bytes.
 	SHA256 [32]byte
-
-	// src is the URL read, with the credentials a relative $ref inherits
-	// from the spec's URL; nil in a Ref made elsewhere (decoded from a
-	// cache), which RefsChanged then rebuilds from Location.
-	src *url.URL
 }
 
 // sortedRefs returns the documents the session read for $refs, by Location.
@@ -38,12 +33,15 @@ func (s *session) sortedRefs() []Ref {
 }
 
 // RefsChanged reads again the documents of refs, which a load of the spec
-// at loc listed in Result.ExternalRefs, and reports whether any of them
+// at loc listed in Result.ExternalRefs (in this process or an earlier one:
+// a Ref holds no secret and can be stored), and reports whether any of them
 // changed. loc and opts are those given to LoadData (loc from Read or
-// Refetch), so that the same policy and limits apply. A Ref that did not
-// come from a load in this process and whose Location had credentials
-// masked cannot be read again: it counts as changed. An error (a document
-// gone, a server down: ErrFetch as for Read) says nothing about the others.
+// Refetch), so that the same policy and limits apply, and so that a
+// Location whose credentials were masked gets them back: a relative $ref
+// inherits the userinfo and query of loc, and a masked Location that is not
+// loc's with another path cannot be read again, and counts as changed. An
+// error (a document gone, a server down: ErrFetch as for Read) says
+// nothing about the others.
 //
 // With Refetch, it makes the whole of a split spec refreshable: the spec
 // is unchanged when Refetch says notModified and RefsChanged says false.
@@ -59,11 +57,9 @@ func RefsChanged(ctx context.Context, loc *url.URL, refs []Ref, opts Options) (c
 	}
 	defer s.close()
 	for _, r := range refs {
-		u := r.src
+		u := refURL(r.Location, loc)
 		if u == nil {
-			if u = refURL(r.Location); u == nil {
-				return true, nil
-			}
+			return true, nil
 		}
 		data, err := s.readRef(nil, u)
 		if err != nil {
@@ -76,21 +72,30 @@ func RefsChanged(ctx context.Context, loc *url.URL, refs []Ref, opts Options) (c
 	return false, nil
 }
 
-// refURL turns a Ref's Location back into the URL to read; nil when it was
-// masked (RedactURL) and so no longer names what was read.
-func refURL(loc string) *url.URL {
-	if !strings.Contains(loc, "://") {
-		if !filepath.IsAbs(loc) {
+// refURL turns a Ref's Location back into the URL read: a file path into
+// a file URL, a URL as is, and a masked URL into loc with the path of the
+// Location when masking that gives the Location back. nil otherwise.
+func refURL(location string, loc *url.URL) *url.URL {
+	if !strings.Contains(location, "://") {
+		if !filepath.IsAbs(location) {
 			return nil
 		}
-		return fileURL(loc)
+		return fileURL(location)
 	}
-	if strings.Contains(loc, redacted) {
-		return nil
-	}
-	u, err := url.Parse(loc)
+	u, err := url.Parse(location)
 	if err != nil {
 		return nil
 	}
-	return u
+	if !strings.Contains(location, redacted) {
+		return u
+	}
+	if loc == nil || !isHTTP(loc) {
+		return nil
+	}
+	c := *loc
+	c.Path, c.RawPath, c.Fragment, c.RawFragment = u.Path, u.RawPath, "", ""
+	if displayURL(&c) != location {
+		return nil
+	}
+	return &c
 }
