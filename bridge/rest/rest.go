@@ -1,0 +1,311 @@
+// Package rest exposes a [bridge.Runtime] as a small JSON API, for callers
+// that do not speak MCP (scripts, services, tests):
+//
+//	GET  /api/tools          the tools, each as in tools/list
+//	POST /api/tools/{name}   body: the arguments object → the CallToolResult
+//	POST /api/tools/batch    {"calls":[{"name":…,"arguments":{…}}]} → {"results":[…]}
+//
+// A call goes through the same runtime, so the same middleware chain
+// (metrics, usage records, quotas, limits, access) counts and limits it
+// like an MCP call. Authentication, the Origin policy and body limits are
+// the HTTP transport's: this package only serves the routes it is given.
+//
+// Status codes: 200 with the result (isError inside for tool failures, as
+// MCP reports them), 400 for a body that is not a JSON object, 404 for an
+// unknown tool, 429 with Retry-After when a quota or the concurrency limit
+// refuses the call. With "Accept: text/event-stream", a single call streams
+// "progress" events and ends with one "result" event.
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+)
+
+// Options configures [Handler]. The zero value is usable.
+type Options struct {
+	// MaxBatch bounds the calls of one batch; 0 means 32.
+	MaxBatch int
+	// BatchConcurrency bounds the calls of a batch run at once; 0 means 8.
+	BatchConcurrency int
+	// MaxBodyBytes bounds a request body; 0 means 4 MiB.
+	MaxBodyBytes int64
+	// Identity tells who calls; nil means nobody is known (an anonymous
+	// caller identified by its remote address).
+	Identity func(*http.Request) *bridge.Identity
+	// Visible, when set, decides whether a caller may see and call a
+	// tool (per-tool access control); nil allows every tool.
+	Visible func(id *bridge.Identity, t *bridge.Tool) bool
+	// Log receives failures to write answers; nil means none.
+	Log *zap.Logger
+}
+
+// Handler serves the REST facade of rt.
+func Handler(rt *bridge.Runtime, opts Options) http.Handler {
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 32
+	}
+	if opts.BatchConcurrency <= 0 {
+		opts.BatchConcurrency = 8
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 4 << 20
+	}
+	if opts.Log == nil {
+		opts.Log = zap.NewNop()
+	}
+	h := &handler{rt: rt, o: opts}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/tools", h.list)
+	mux.HandleFunc("POST /api/tools/batch", h.batch)
+	mux.HandleFunc("POST /api/tools/{name}", h.call)
+	return mux
+}
+
+type handler struct {
+	rt *bridge.Runtime
+	o  Options
+}
+
+func (h *handler) identity(r *http.Request) *bridge.Identity {
+	if h.o.Identity != nil {
+		if id := h.o.Identity(r); id != nil {
+			return id
+		}
+	}
+	return &bridge.Identity{Remote: r.RemoteAddr}
+}
+
+func (h *handler) visible(id *bridge.Identity, t *bridge.Tool) bool {
+	return h.o.Visible == nil || h.o.Visible(id, t)
+}
+
+func (h *handler) list(w http.ResponseWriter, r *http.Request) {
+	id := h.identity(r)
+	cat := h.rt.Catalog()
+	defs := make([]*mcp.Tool, 0, len(cat.Tools()))
+	for _, t := range cat.Tools() {
+		if h.visible(id, t) {
+			defs = append(defs, t.Def())
+		}
+	}
+	h.writeJSON(w, http.StatusOK, defs)
+}
+
+// callRequest is one call of a batch.
+type callRequest struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// errorBody is the JSON of a 4xx answer.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+func (h *handler) call(w http.ResponseWriter, r *http.Request) {
+	args, err := h.readObject(w, r)
+	if err != nil {
+		h.writeJSON(w, http.StatusBadRequest, errorBody{err.Error()})
+		return
+	}
+	c := &bridge.Call{Tool: r.PathValue("name"), Args: args, Caller: h.identity(r), Transport: "rest"}
+	if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		h.stream(w, r, c)
+		return
+	}
+	out, status, msg := h.run(r.Context(), c)
+	if out == nil {
+		h.writeJSON(w, status, errorBody{msg})
+		return
+	}
+	if ra := retryAfter(out); ra != "" {
+		w.Header().Set("Retry-After", ra)
+	}
+	h.writeJSON(w, status, out.Result)
+}
+
+// run calls c, mapping the outcome to an HTTP status. A nil outcome means
+// the call did not happen; msg says why.
+func (h *handler) run(ctx context.Context, c *bridge.Call) (out *bridge.Outcome, status int, msg string) {
+	if t, ok := h.rt.Catalog().Lookup(c.Tool); !ok || !h.visible(c.Caller, t) {
+		// A tool the caller may not see is as unknown as a missing one.
+		return nil, http.StatusNotFound, fmt.Sprintf("unknown tool %q", c.Tool)
+	}
+	out, err := h.rt.Call(ctx, c)
+	switch {
+	case errors.Is(err, bridge.ErrUnknownTool):
+		return nil, http.StatusNotFound, fmt.Sprintf("unknown tool %q", c.Tool)
+	case err != nil:
+		h.o.Log.Error("rest call failed", zap.String("tool", c.Tool), zap.Error(err))
+		return nil, http.StatusInternalServerError, "internal error"
+	}
+	switch out.Kind {
+	case bridge.RateLimited, bridge.Busy:
+		return out, http.StatusTooManyRequests, ""
+	case bridge.Denied:
+		return out, http.StatusForbidden, ""
+	}
+	return out, http.StatusOK, ""
+}
+
+func retryAfter(out *bridge.Outcome) string {
+	if out.RetryAfter <= 0 || (out.Kind != bridge.RateLimited && out.Kind != bridge.Busy) {
+		return ""
+	}
+	return strconv.Itoa(int(math.Ceil(out.RetryAfter.Seconds())))
+}
+
+// batchRequest is the body of POST /api/tools/batch.
+type batchRequest struct {
+	Calls []callRequest `json:"calls"`
+}
+
+// batchResult is one entry of the answer: the result, or why there is none.
+type batchResult struct {
+	Name   string              `json:"name"`
+	Status int                 `json:"status"`
+	Result *mcp.CallToolResult `json:"result,omitempty"`
+	Error  string              `json:"error,omitempty"`
+}
+
+func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
+	raw, err := h.readObject(w, r)
+	if err != nil {
+		h.writeJSON(w, http.StatusBadRequest, errorBody{err.Error()})
+		return
+	}
+	var req batchRequest
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		h.writeJSON(w, http.StatusBadRequest, errorBody{"batch: " + err.Error()})
+		return
+	}
+	if len(req.Calls) == 0 || len(req.Calls) > h.o.MaxBatch {
+		h.writeJSON(w, http.StatusBadRequest, errorBody{fmt.Sprintf("batch: between 1 and %d calls, got %d", h.o.MaxBatch, len(req.Calls))})
+		return
+	}
+	id := h.identity(r)
+	results := make([]batchResult, len(req.Calls))
+	sem := make(chan struct{}, h.o.BatchConcurrency)
+	var wg sync.WaitGroup
+	for i, cr := range req.Calls {
+		results[i].Name = cr.Name
+		if len(cr.Arguments) == 0 || string(cr.Arguments) == "null" {
+			cr.Arguments = json.RawMessage("{}")
+		}
+		if !isObject(cr.Arguments) {
+			results[i].Status, results[i].Error = http.StatusBadRequest, "arguments must be a JSON object"
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-r.Context().Done():
+				results[i].Status, results[i].Error = http.StatusServiceUnavailable, "request cancelled"
+				return
+			}
+			defer func() { <-sem }()
+			out, status, msg := h.run(r.Context(), &bridge.Call{Tool: cr.Name, Args: cr.Arguments, Caller: id, Transport: "rest"})
+			results[i].Status, results[i].Error = status, msg
+			if out != nil {
+				results[i].Result = out.Result
+			}
+		}()
+	}
+	wg.Wait()
+	h.writeJSON(w, http.StatusOK, map[string]any{"results": results})
+}
+
+// stream runs one call, sending "progress" events as it advances and a
+// final "result" event (or "error" when the call did not happen).
+func (h *handler) stream(w http.ResponseWriter, r *http.Request, c *bridge.Call) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		h.writeJSON(w, http.StatusNotAcceptable, errorBody{"streaming is not supported here"})
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	var mu sync.Mutex
+	send := func(event string, v any) {
+		data, err := json.Marshal(v)
+		if err != nil {
+			h.o.Log.Error("encoding event", zap.Error(err))
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data)
+		fl.Flush()
+	}
+	c.Progress = progressFunc(func(_ context.Context, n, total int, msg string) {
+		send("progress", map[string]any{"progress": n, "total": total, "message": msg})
+	})
+	out, status, msg := h.run(r.Context(), c)
+	if out == nil {
+		send("error", map[string]any{"status": status, "error": msg})
+		return
+	}
+	send("result", out.Result)
+}
+
+type progressFunc func(ctx context.Context, n, total int, msg string)
+
+func (f progressFunc) Step(ctx context.Context, n, total int, msg string) { f(ctx, n, total, msg) }
+
+// readObject reads a body that must be one JSON object (an empty body is
+// the empty object).
+func (h *handler) readObject(w http.ResponseWriter, r *http.Request) (json.RawMessage, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.o.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, fmt.Errorf("body larger than %d bytes", h.o.MaxBodyBytes)
+		}
+		return nil, fmt.Errorf("reading body: %w", err)
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	if !isObject(body) {
+		return nil, errors.New("body must be a JSON object")
+	}
+	return body, nil
+}
+
+func isObject(raw []byte) bool {
+	s := strings.TrimSpace(string(raw))
+	return strings.HasPrefix(s, "{") && json.Valid(raw)
+}
+
+func (h *handler) writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		h.o.Log.Error("encoding answer", zap.Error(err))
+		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if _, err := w.Write(append(data, '\n')); err != nil {
+		h.o.Log.Debug("writing answer", zap.Error(err))
+	}
+}

@@ -1,0 +1,222 @@
+package rest_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/rest"
+	"github.com/mcpbridge/mcpbridge/specloader"
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+const spec = `openapi: 3.0.3
+info: {title: rest, version: "1"}
+paths:
+  /items/{id}:
+    get:
+      operationId: getItem
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer}}
+      responses: {"200": {description: ok}}
+  /fail:
+    get:
+      operationId: fail
+      responses: {"200": {description: ok}}
+`
+
+func newRuntime(t *testing.T, mws ...bridge.Middleware) *bridge.Runtime {
+	t.Helper()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fail" {
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, `{"error":"boom"}`)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"`+strings.TrimPrefix(r.URL.Path, "/items/")+`"}`)
+	}))
+	t.Cleanup(up.Close)
+	res, err := specloader.LoadData(t.Context(), []byte(spec), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bridge.NewRuntime(cat, mws...)
+}
+
+func do(t *testing.T, srv *httptest.Server, method, path, body string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(data)
+}
+
+func TestREST(t *testing.T) {
+	var seen []string
+	record := func(next bridge.Invoker) bridge.Invoker {
+		return bridge.InvokerFunc(func(ctx context.Context, c *bridge.Call) (*bridge.Outcome, error) {
+			seen = append(seen, c.Transport+":"+c.Tool)
+			return next.Invoke(ctx, c)
+		})
+	}
+	srv := httptest.NewServer(rest.Handler(newRuntime(t, record), rest.Options{}))
+	defer srv.Close()
+
+	status, _, body := do(t, srv, "GET", "/api/tools", "")
+	var defs []struct{ Name string }
+	if err := json.Unmarshal([]byte(body), &defs); status != 200 || err != nil {
+		t.Fatalf("GET /api/tools: %d %s", status, body)
+	}
+	if diff := cmp.Diff([]struct{ Name string }{{"fail"}, {"getItem"}, {"ping"}}, defs); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+
+	for _, tc := range []struct {
+		name, path, body string
+		status           int
+		contains         string
+	}{
+		{"ok text", "/api/tools/getItem", `{"id":7}`, 200, `{\"id\":\"7\"}`},
+		{"tool error", "/api/tools/fail", ``, 200, `"isError":true`},
+		{"bad arguments", "/api/tools/getItem", `{"id":"x"}`, 200, `"isError":true`},
+		{"unknown tool", "/api/tools/nope", `{}`, 404, `unknown tool`},
+		{"not an object", "/api/tools/getItem", `[1]`, 400, `JSON object`},
+		{"not JSON", "/api/tools/getItem", `{`, 400, `JSON object`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, _, body := do(t, srv, "POST", tc.path, tc.body)
+			if status != tc.status || !strings.Contains(body, tc.contains) {
+				t.Errorf("got %d %s; want %d containing %s", status, body, tc.status, tc.contains)
+			}
+		})
+	}
+	if len(seen) == 0 || !strings.HasPrefix(seen[0], "rest:") {
+		t.Errorf("the middleware chain did not see REST calls: %v", seen)
+	}
+}
+
+func TestBatch(t *testing.T) {
+	srv := httptest.NewServer(rest.Handler(newRuntime(t), rest.Options{}))
+	defer srv.Close()
+	status, _, body := do(t, srv, "POST", "/api/tools/batch",
+		`{"calls":[{"name":"getItem","arguments":{"id":1}},{"name":"fail"},{"name":"nope","arguments":{}},{"name":"getItem","arguments":{"id":3}},{"name":"getItem","arguments":[1]}]}`)
+	if status != 200 {
+		t.Fatalf("batch: %d %s", status, body)
+	}
+	var got struct {
+		Results []struct {
+			Name   string
+			Status int
+			Error  string
+			Result *struct {
+				IsError bool
+				Content []struct{ Text string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Name    string
+		Status  int
+		IsError bool
+		Text    string
+	}
+	var rows []row
+	for _, r := range got.Results {
+		rw := row{Name: r.Name, Status: r.Status}
+		if r.Result != nil {
+			rw.IsError = r.Result.IsError
+			rw.Text = r.Result.Content[0].Text
+		} else {
+			rw.Text = r.Error
+		}
+		rows = append(rows, rw)
+	}
+	want := []row{
+		{"getItem", 200, false, `{"id":"1"}`},
+		{"fail", 200, true, `upstream returned HTTP 500 Internal Server Error: {"error":"boom"}`},
+		{"nope", 404, false, `unknown tool "nope"`},
+		{"getItem", 200, false, `{"id":"3"}`},
+		{"getItem", 400, false, "arguments must be a JSON object"},
+	}
+	if diff := cmp.Diff(want, rows); diff != "" {
+		t.Errorf("batch results in order (-want +got):\n%s", diff)
+	}
+	if status, _, _ := do(t, srv, "POST", "/api/tools/batch", `{"calls":[]}`); status != 400 {
+		t.Errorf("empty batch: %d; want 400", status)
+	}
+}
+
+func TestRateLimited429(t *testing.T) {
+	deny := func(bridge.Invoker) bridge.Invoker {
+		return bridge.InvokerFunc(func(context.Context, *bridge.Call) (*bridge.Outcome, error) {
+			return bridge.Reject(bridge.RateLimited, "slow down", 1500*time.Millisecond), nil
+		})
+	}
+	srv := httptest.NewServer(rest.Handler(newRuntime(t, deny), rest.Options{}))
+	defer srv.Close()
+	status, h, body := do(t, srv, "POST", "/api/tools/getItem", `{"id":1}`)
+	if status != 429 || h.Get("Retry-After") != "2" || !strings.Contains(body, "slow down") {
+		t.Errorf("got %d Retry-After=%q %s; want 429, 2, the message", status, h.Get("Retry-After"), body)
+	}
+}
+
+func TestStream(t *testing.T) {
+	srv := httptest.NewServer(rest.Handler(newRuntime(t), rest.Options{}))
+	defer srv.Close()
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/api/tools/getItem", strings.NewReader(`{"id":5}`))
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	var events []string
+	var last string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if ev, ok := strings.CutPrefix(line, "event: "); ok {
+			events = append(events, ev)
+		}
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			last = d
+		}
+	}
+	if diff := cmp.Diff([]string{"progress", "progress", "progress", "result"}, events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(last, `{\"id\":\"5\"}`) {
+		t.Errorf("result event %s", last)
+	}
+}
