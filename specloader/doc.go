@@ -9,6 +9,15 @@
 // real specs that kin-openapi refuses outright are repaired in lenient mode,
 // with a warning each (see repair.go).
 //
+// A spec's $refs are requests its author makes from the bridge's network.
+// They are followed only on the spec's own origin and on the origins of
+// Options.AllowOrigins, redirects included, and every address is checked
+// when it is dialed: link-local (cloud metadata) addresses never, loopback
+// and private ones only where the operator named them (guard.go). Only
+// failures that may heal by themselves are ErrFetch. Every URL in an error,
+// a warning or a Result field is shown as RedactURL shows it. Refetch and
+// RefsChanged tell a periodic refresh whether anything changed.
+//
 // JSON takes a fast path. kin-openapi parses JSON with its YAML parser, which
 // costs about 1.6 s and 630 MiB of memory on GitHub's 13 MB spec; this
 // package splits the document with a JSON scanner, which checks it is JSON

@@ -29,11 +29,13 @@ const maxRefDocuments = 1000
 // calls back into it for $refs: the context, the limits, the client, the
 // fetch policy, and the documents read so far.
 type session struct {
-	ctx    context.Context
-	opts   Options
-	pol    *policy
-	guard  *dialGuard
-	client *http.Client
+	ctx   context.Context
+	opts  Options
+	pol   *policy
+	guard *dialGuard
+	// client is made on the first fetch (most loads read files only).
+	clientOnce sync.Once
+	client     *http.Client
 	// own holds the session's own transports, closed with it; nil when
 	// the client is Options.Client.
 	own *splitTransport
@@ -73,7 +75,6 @@ func newSession(ctx context.Context, root *url.URL, opts Options) (*session, err
 		s.origin = originOf(root)
 		s.remote = true
 	}
-	s.client = s.httpClient()
 	return s, nil
 }
 
@@ -325,6 +326,7 @@ func (s *session) fetch(u *url.URL, root bool, cond *Validator) (*fetched, error
 		}
 	}
 
+	s.clientOnce.Do(func() { s.client = s.httpClient() })
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, s.requestError(ctx, name, err)

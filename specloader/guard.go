@@ -253,7 +253,11 @@ func (g *dialGuard) resolve(ctx context.Context, host string) ([]netip.Addr, err
 	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		return []netip.Addr{ip}, nil
 	}
-	return g.lookup(ctx, host)
+	ips, err := g.lookup(ctx, host)
+	for i, ip := range ips {
+		ips[i] = ip.Unmap() // the resolver may answer IPv4 in IPv6 form
+	}
+	return ips, err
 }
 
 // DialContext is the dialer of the session's transport.

@@ -34,9 +34,10 @@ type Options struct {
 	Timeout time.Duration
 
 	// Header holds extra request headers for fetching a URL spec, typically
-	// credentials for a protected spec. They go to the spec's own scheme and
-	// host only: never to a $ref on another host, and they are dropped on a
-	// redirect to another host. They are never logged. nil means none.
+	// credentials for a protected spec. They go to the spec's own origin
+	// (scheme, host, port) only: never to a $ref on another origin, and
+	// they are dropped on a redirect to another origin (except from http to
+	// https on the same host). They are never logged. nil means none.
 	Header http.Header
 
 	// Strict turns validation findings into an error. The zero value
