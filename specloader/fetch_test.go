@@ -255,3 +255,28 @@ func TestOptionsClient(t *testing.T) {
 		t.Errorf("Options.Client made %d requests; want 3 (the spec and its two $ref targets, each once)", rt.n)
 	}
 }
+
+// TestFetchErrorKinds: what retrying cannot fix is not an ErrFetch: a
+// certificate that does not verify. What may heal is, for a $ref as for
+// the spec: a 503.
+func TestFetchErrorKinds(t *testing.T) {
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(tlsSrv.Close)
+	_, err := specloader.Load(t.Context(), tlsSrv.URL+"/openapi.yaml", specloader.Options{})
+	if err == nil || errors.Is(err, specloader.ErrFetch) || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("Load from a server with an unknown certificate authority: %v; want a plain certificate error", err)
+	}
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/openapi.yaml" {
+			w.Write([]byte(refSpec("./pet.yaml")))
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	_, err = specloader.Load(t.Context(), srv.URL+"/openapi.yaml", specloader.Options{})
+	if !errors.Is(err, specloader.ErrFetch) || !strings.Contains(err.Error(), "pet.yaml: unexpected status 503") {
+		t.Errorf("Load with a $ref answering 503: %v; want an ErrFetch naming it", err)
+	}
+}
