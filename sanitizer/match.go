@@ -482,34 +482,7 @@ func (r *Redactor) redactString(s string) (string, int) {
 
 // matches reports whether a value rule matches in s.
 func matches[T text](r *Redactor, s T) bool {
-	if len(s) == 0 {
-		return false
-	}
-	st := scanState{probe: true}
-	for i, n2 := 0, len(s)-2; i < n2; i++ {
-		if g := r.first[s[i]] & r.follow[s[i+1]] & r.third[s[i+2]]; g != 0 {
-			if iv := matchAt(r, &st, s, i, g, nil); len(iv) > 0 {
-				return true
-			}
-		}
-	}
-	for _, re := range r.patterns {
-		switch x := any(s).(type) {
-		case string:
-			if re.MatchString(x) {
-				return true
-			}
-		case []byte:
-			if re.Match(x) {
-				return true
-			}
-		default:
-			if re.MatchString(string(s)) {
-				return true
-			}
-		}
-	}
-	return false
+	return matchesMode(r, s, false)
 }
 
 // keepMasked reports whether v, the value of a sensitive key, passes

@@ -1,0 +1,262 @@
+package sanitizer
+
+import (
+	"bytes"
+	"strings"
+)
+
+// binMask is the byte that replaces every byte of a match in a binary body.
+const binMask = '*'
+
+// maxBodyDepth bounds the nesting of multipart bodies.
+const maxBodyDepth = 4
+
+// bodyKind is the rule set a media type selects.
+type bodyKind int
+
+const (
+	kindBinary bodyKind = iota
+	kindUntyped
+	kindJSON
+	kindJSONLines
+	kindJSONSeq
+	kindXML
+	kindHTML
+	kindForm
+	kindText
+	kindMultipart
+)
+
+// classify returns the kind of body a media type (a Content-Type value,
+// parameters allowed) announces, and its parameters.
+func classify(mediaType string) (bodyKind, string) {
+	mt, params, _ := strings.Cut(mediaType, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	if wide := strings.ToLower(params); strings.Contains(wide, "utf-16") || strings.Contains(wide, "utf-32") {
+		return kindBinary, params // text in a wide encoding: scanned as bytes
+	}
+	switch mt {
+	case "":
+		return kindUntyped, params
+	case "application/json", "text/json", "application/x-json":
+		return kindJSON, params
+	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonl",
+		"application/jsonlines", "application/x-jsonlines", "application/json-lines", "application/x-json-stream":
+		return kindJSONLines, params
+	case "application/json-seq":
+		return kindJSONSeq, params
+	case "application/xml", "text/xml", "application/xml-external-parsed-entity":
+		return kindXML, params
+	case "text/html":
+		return kindHTML, params
+	case "application/x-www-form-urlencoded":
+		return kindForm, params
+	case "application/yaml", "application/x-yaml", "application/javascript", "application/x-javascript",
+		"application/ecmascript", "application/graphql", "application/sql", "application/toml",
+		"application/x-sh", "application/x-shellscript", "application/jwt", "application/x-pem-file",
+		"application/pem-certificate-chain", "application/csv", "application/x-env", "application/rtf":
+		return kindText, params
+	}
+	switch {
+	case strings.HasSuffix(mt, "+json"):
+		return kindJSON, params
+	case strings.HasSuffix(mt, "+json-seq"):
+		return kindJSONSeq, params
+	case strings.HasSuffix(mt, "+xml"):
+		return kindXML, params
+	case strings.HasSuffix(mt, "+yaml"):
+		return kindText, params
+	case strings.HasPrefix(mt, "text/"), strings.HasPrefix(mt, "message/"):
+		return kindText, params
+	case strings.HasPrefix(mt, "multipart/"):
+		return kindMultipart, params
+	}
+	return kindBinary, params
+}
+
+// RedactBody redacts an upstream body of any media type (a Content-Type
+// value; parameters such as charset and boundary are read) and returns it
+// with the number of values and parts of text it masked. It never fails:
+//
+//   - JSON (application/json, text/json, *+json): [Redactor.RedactJSON],
+//     so the result is compact JSON. A body that is not valid JSON (cut
+//     short, several documents) is redacted in place instead: the value
+//     rules over the whole text, and the value after every sensitive
+//     "name": masked, the rest of the bytes kept.
+//   - JSON lines (application/x-ndjson, jsonl...) line by line, and JSON
+//     text sequences (application/json-seq, *+json-seq) record by record,
+//     each as above; line breaks and record separators are kept.
+//   - XML (application/xml, text/xml, *+xml): the text and attribute values
+//     of elements whose name is a sensitive key, attribute values whose
+//     attribute name is, and the other attribute values of an element whose
+//     name or key attribute names a sensitive key (<add key="ApiKey"
+//     value="..."/>); plus the value rules everywhere. HTML (text/html)
+//     gets the attribute rules only (<input name="password" value="...">).
+//   - Forms (application/x-www-form-urlencoded): the value of every
+//     sensitive field, plus the value rules, on the raw and the decoded
+//     names and values.
+//   - multipart/*: each part by its own Content-Type (text/plain when it
+//     has none); the values of sensitive part headers are masked.
+//   - Other text (text/*, YAML, JavaScript, message/*...): as
+//     [Redactor.RedactString].
+//   - Anything else (images, audio, application/octet-stream, PDF, and any
+//     text in UTF-16 or UTF-32): binary. Every byte of a value-rule match
+//     (configured secrets in all their forms, UTF-16 included, built-in
+//     tokens, prefixes, patterns) is replaced by '*': the body keeps its
+//     length and every other byte, so offsets inside the file stay valid,
+//     though checksums over a masked part (PNG chunk CRCs) no longer match.
+//     Compressed or encrypted content is not looked into.
+//   - No media type: JSON when the body is valid JSON, binary otherwise.
+//
+// Everywhere but in JSON, Mask replaces each match and the rest of the
+// bytes is kept as it was. A body with nothing to mask is returned as is
+// (for JSON: compacted), never modified in place.
+func (r *Redactor) RedactBody(mediaType string, body []byte) ([]byte, int) {
+	out, n := r.redactBody(mediaType, body, 0)
+	r.counted(n)
+	return out, n
+}
+
+// Contains reports whether a value rule matches somewhere in b, read as a
+// binary body: a configured secret in any of its forms, a built-in token,
+// a configured prefix or pattern. Key names play no part. It does not
+// allocate (patterns aside).
+func (r *Redactor) Contains(b []byte) bool {
+	return matchesMode(r, b, true)
+}
+
+func (r *Redactor) redactBody(mediaType string, body []byte, depth int) ([]byte, int) {
+	kind, params := classify(mediaType)
+	switch kind {
+	case kindUntyped:
+		if out, n, err := r.redactJSON(make([]byte, 0, len(body)), body); err == nil {
+			return out, n
+		}
+		return r.redactBinary(body)
+	case kindJSON:
+		return r.redactJSONBody(body)
+	case kindJSONLines:
+		return r.redactRecords(body, '\n')
+	case kindJSONSeq:
+		return r.redactRecords(body, 0x1e)
+	case kindXML:
+		return r.redactMarkup(body, false)
+	case kindHTML:
+		return r.redactMarkup(body, true)
+	case kindForm:
+		return r.redactForm(body)
+	case kindText:
+		return r.redactText(body)
+	case kindMultipart:
+		if depth < maxBodyDepth {
+			if out, n, ok := r.redactMultipart(params, body, depth); ok {
+				return out, n
+			}
+		}
+		return r.redactText(body)
+	}
+	return r.redactBinary(body)
+}
+
+// redactJSONBody redacts a JSON document, in place when it is not valid.
+func (r *Redactor) redactJSONBody(body []byte) ([]byte, int) {
+	if out, n, err := r.redactJSON(make([]byte, 0, len(body)), body); err == nil {
+		return out, n
+	}
+	return r.redactJSONLenient(body)
+}
+
+// redactRecords redacts JSON records ended (lines) or started (json-seq)
+// by sep, keeping every separator and line break.
+func (r *Redactor) redactRecords(body []byte, sep byte) ([]byte, int) {
+	var out []byte
+	total := 0
+	changed := false
+	for rest := body; len(rest) > 0; {
+		rec, tail, found := bytes.Cut(rest, []byte{sep})
+		var red []byte
+		var n int
+		if len(bytes.TrimSpace(rec)) == 0 {
+			red = rec
+		} else {
+			// Keep the white space around the record, redact the rest.
+			lo := len(rec) - len(bytes.TrimLeft(rec, " \t\r\n"))
+			hi := len(bytes.TrimRight(rec, " \t\r\n"))
+			red, n = r.redactJSONBody(rec[lo:hi])
+			if n > 0 || !bytes.Equal(red, rec[lo:hi]) {
+				red = append(append(append([]byte(nil), rec[:lo]...), red...), rec[hi:]...)
+				changed = true
+			} else {
+				red = rec
+			}
+			total += n
+		}
+		out = append(out, red...)
+		if found {
+			out = append(out, sep)
+		}
+		rest = tail
+	}
+	if !changed {
+		return body, 0
+	}
+	return out, total
+}
+
+// redactText redacts a text body with the value rules.
+func (r *Redactor) redactText(body []byte) ([]byte, int) {
+	iv := valueSpans(r, body, nil, false)
+	return replaceSpans(body, iv)
+}
+
+// redactBinary redacts a binary body in place of a copy: same length.
+func (r *Redactor) redactBinary(body []byte) ([]byte, int) {
+	iv := valueSpans(r, body, nil, true)
+	if len(iv) == 0 {
+		return body, 0
+	}
+	iv = mergeSpans(iv)
+	out := bytes.Clone(body)
+	for _, m := range iv {
+		for i := m.lo; i < m.hi; i++ {
+			out[i] = binMask
+		}
+	}
+	return out, len(iv)
+}
+
+// valueSpans appends the spans of b the value rules match.
+func valueSpans(r *Redactor, b []byte, iv []span, bin bool) []span {
+	iv = scanMasksMode(r, b, 0, iv, bin)
+	return patternSpans(r.patterns, b, iv)
+}
+
+// replaceSpans returns b with the spans in iv replaced by Mask, and their
+// number once merged; b itself when there are none.
+func replaceSpans(b []byte, iv []span) ([]byte, int) {
+	if len(iv) == 0 {
+		return b, 0
+	}
+	iv = mergeSpans(iv)
+	out := make([]byte, 0, len(b)+len(iv)*len(Mask))
+	return appendMasked(out, b, iv, false), len(iv)
+}
+
+// matchesMode reports whether a value rule matches in s, read as a binary
+// body when bin.
+func matchesMode[T text](r *Redactor, s T, bin bool) bool {
+	st := scanState{probe: true, bin: bin}
+	for i, n2 := 0, len(s)-2; i < n2; i++ {
+		if g := r.first[s[i]] & r.follow[s[i+1]] & r.third[s[i+2]]; g != 0 {
+			if iv := matchAt(r, &st, s, i, g, nil); len(iv) > 0 {
+				return true
+			}
+		}
+	}
+	for _, re := range r.patterns {
+		if b, ok := any(s).([]byte); ok && re.Match(b) || !ok && re.MatchString(string(s)) {
+			return true
+		}
+	}
+	return false
+}
