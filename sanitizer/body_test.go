@@ -77,7 +77,7 @@ func TestRedactBody(t *testing.T) {
 		{"png", "image/png", png, strings.Replace(png, secret, stars, 1), 1},
 		{"octet-stream utf16", "application/octet-stream", "\x00\x01" + utf16le(secret) + "\x02",
 			"\x00\x01" + strings.Repeat("*", 2*len(secret)) + "\x02", 1},
-		{"utf-16 text", "text/plain; charset=UTF-16LE", utf16le("k="+secret),
+		{"utf-16 text", "text/plain; charset=UTF-16LE", utf16le("k=" + secret),
 			// The big-endian form matches from the NUL before the secret.
 			"k\x00=" + strings.Repeat("*", 2*len(secret)+1), 1},
 		{"binary pem cut short", "application/octet-stream", "\x00-----BEGIN PRIVATE KEY-----\nMIIEab+/=\n\x00\x01tail",
@@ -129,7 +129,7 @@ func TestRedactBodyNoCopy(t *testing.T) {
 		}
 	}
 	img := bytes.Repeat([]byte("\x89PNG\x00\x01binary"), 1000)
-	if a := testing.AllocsPerRun(20, func() { r.RedactBody("image/png", img) }); a != 0 {
+	if a := testing.AllocsPerRun(20, func() { r.RedactBody("image/png", img) }); a != 0 && !raceEnabled {
 		t.Errorf("RedactBody(image/png) allocates %v times on a clean body", a)
 	}
 }

@@ -99,7 +99,7 @@ func TestOnRedact(t *testing.T) {
 		t.Errorf("Redact: %d calls, total %d; want 1, 2", calls, total)
 	}
 	allocs := testing.AllocsPerRun(100, func() { r.RedactString("a clean string") })
-	if allocs != 0 {
+	if allocs != 0 && !raceEnabled {
 		t.Errorf("RedactString with a hook: %v allocations on a clean string", allocs)
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package sanitizer_test
+
+const raceEnabled = false
