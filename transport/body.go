@@ -13,15 +13,16 @@ import (
 )
 
 // checkBody buffers a POST body of at most max bytes and rejects, before
-// go-sdk sees it, what go-sdk answers in plain text:
+// go-sdk sees it, what go-sdk answers in plain text or not at all:
 //   - a body over max: 413 (go-sdk enforces the same limit again);
 //   - a JSON body that does not parse: 400 with a JSON-RPC parse error
 //     (-32700), as JSON-RPC 2.0 requires;
-//   - JSON that is not a JSON-RPC message: 400 with -32600 (Invalid Request).
+//   - JSON nested deeper than maxDepth, or that is not a JSON-RPC message:
+//     400 with -32600 (Invalid Request).
 //
 // Batches (arrays) and non-JSON content types pass on to go-sdk, which owns
 // batch support per protocol revision and the 415 answer.
-func checkBody(max int64, next http.Handler) http.Handler {
+func checkBody(max int64, maxDepth int, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			next.ServeHTTP(w, r)
@@ -39,7 +40,7 @@ func checkBody(max int64, next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(data))
 		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
-			if code, msg := checkMessage(data); code != 0 {
+			if _, _, code, msg := inspectMessage(data, maxDepth); code != 0 {
 				writeRPCError(w, http.StatusBadRequest, code, msg)
 				return
 			}
@@ -48,23 +49,65 @@ func checkBody(max int64, next http.Handler) http.Handler {
 	})
 }
 
-// checkMessage returns a JSON-RPC error code and message when data is not a
-// JSON-RPC message or batch, and 0 otherwise.
-func checkMessage(data []byte) (code int64, msg string) {
+// inspectMessage checks data, one JSON-RPC message or a batch, the way
+// go-sdk would decode it, so that what go-sdk would refuse (or, over stdio,
+// die on) is answered here instead. It returns batch for a JSON array (whose
+// elements it does not check), the decoded message for an object, or a
+// JSON-RPC error code and message.
+//
+// The nesting depth is checked first, with a byte scan that allocates
+// nothing, so a deeply nested message is never handed to a decoder.
+func inspectMessage(data []byte, maxDepth int) (msg jsonrpc.Message, batch bool, code int64, text string) {
+	if exceedsDepth(data, maxDepth) {
+		return nil, false, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("Invalid Request: JSON nested deeper than %d levels", maxDepth)
+	}
 	if !json.Valid(data) {
-		return jsonrpc.CodeParseError, "Parse error: request body is not valid JSON"
+		return nil, false, jsonrpc.CodeParseError, "Parse error: not valid JSON"
 	}
 	switch t := bytes.TrimLeft(data, " \t\r\n"); t[0] {
 	case '[':
-		return 0, ""
+		return nil, true, 0, ""
 	case '{':
-		if _, err := jsonrpc.DecodeMessage(data); err != nil {
-			return jsonrpc.CodeInvalidRequest, "Invalid Request: " + err.Error()
+		m, err := jsonrpc.DecodeMessage(data)
+		if err != nil {
+			return nil, false, jsonrpc.CodeInvalidRequest, "Invalid Request: " + err.Error()
 		}
-		return 0, ""
+		return m, false, 0, ""
 	default:
-		return jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON-RPC message"
+		return nil, false, jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON-RPC message"
 	}
+}
+
+// exceedsDepth reports whether arrays and objects in data nest deeper than
+// limit. Brackets inside strings do not count; data need not be valid JSON.
+func exceedsDepth(data []byte, limit int) bool {
+	depth := 0
+	inString, escaped := false, false
+	for _, c := range data {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
 }
 
 // rpcErrorBody is a JSON-RPC error response to a request whose id could not

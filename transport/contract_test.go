@@ -27,6 +27,9 @@ func TestHTTPContract(t *testing.T) {
 	stateless := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{MaxBodyBytes: 1024})
 	stateful := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{Stateful: true, MaxBodyBytes: 1024})
 	big := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 2048) + `"}}`
+	deep := func(n int) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"x":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}}`
+	}
 
 	tests := []struct {
 		name       string
@@ -50,6 +53,12 @@ func TestHTTPContract(t *testing.T) {
 			body: `42`, wantStatus: 400, wantRPC: -32600},
 		{name: "object without jsonrpc tag is an invalid request", server: stateless.URL, method: "POST", path: "/mcp",
 			body: `{"id":1,"method":"tools/list"}`, wantStatus: 400, wantRPC: -32600},
+		{name: "JSON nested deeper than 64 is an invalid request", server: stateless.URL, method: "POST", path: "/mcp",
+			body: deep(62), wantStatus: 400, wantRPC: -32600},
+		{name: "JSON nested 64 deep is served", server: stateless.URL, method: "POST", path: "/mcp",
+			body: deep(61), wantStatus: 200},
+		{name: "deep JSON on /messages is an invalid request", server: stateless.URL, method: "POST", path: "/messages?sessionId=x",
+			body: deep(200), wantStatus: 400, wantRPC: -32600},
 		{name: "stateless GET gets 405", server: stateless.URL, method: "GET", path: "/mcp",
 			wantStatus: 405, wantAllow: "POST"},
 		{name: "stateless DELETE gets 405", server: stateless.URL, method: "DELETE", path: "/mcp",

@@ -95,9 +95,9 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	})
 	g := guard{origins: newOriginPolicy(o.AllowedOrigins), auth: authn, log: log}
 
-	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, h.streams.track(keepAlive(o.KeepAlive, streamable)))))
+	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, h.streams.track(keepAlive(o.KeepAlive, streamable)))))
 	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, http.HandlerFunc(h.sse.serveStream))))
-	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, http.HandlerFunc(h.sse.serveMessage))))
+	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, http.HandlerFunc(h.sse.serveMessage))))
 	h.mux.Handle("/health", healthHandler(o.Status))
 	h.mux.Handle("/ready", readyHandler(o.Status))
 	if authn != nil {

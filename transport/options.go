@@ -17,6 +17,7 @@ const (
 	DefaultKeepAlive         = 30 * time.Second
 	DefaultShutdownTimeout   = 15 * time.Second
 	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultMaxJSONDepth      = 64
 
 	// idleTimeout bounds keep-alive connections that carry no request.
 	idleTimeout = 2 * time.Minute
@@ -89,6 +90,10 @@ type HTTPOptions struct {
 	ShutdownTimeout time.Duration
 	// ReadHeaderTimeout bounds reading request headers; 0 means 10s.
 	ReadHeaderTimeout time.Duration
+	// MaxJSONDepth caps the nesting of arrays and objects in a POST body,
+	// checked with a byte scan before go-sdk decodes it; 0 means 64. Deeper
+	// bodies get 400 with a JSON-RPC Invalid Request error (-32600).
+	MaxJSONDepth int
 	// Status feeds /health and /ready; nil reports only {"status":"ok"} and
 	// ready.
 	Status func() Status
@@ -119,6 +124,9 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	}
 	if o.ReadHeaderTimeout == 0 {
 		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if o.MaxJSONDepth == 0 {
+		o.MaxJSONDepth = DefaultMaxJSONDepth
 	}
 	return o
 }
@@ -153,6 +161,16 @@ func (o HTTPOptions) validate() error {
 	}
 	if o.MaxBodyBytes < 0 {
 		add("MaxBodyBytes is negative (%d)", o.MaxBodyBytes)
+	}
+	for _, n := range []struct {
+		name string
+		n    int
+	}{
+		{"MaxJSONDepth", o.MaxJSONDepth},
+	} {
+		if n.n < 0 {
+			add("%s is negative (%d): limits cannot be turned off, only raised", n.name, n.n)
+		}
 	}
 	for i, k := range o.APIKeys {
 		switch {

@@ -7,18 +7,85 @@ import (
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
 )
 
-// ServeStdio serves s as a single MCP session over newline-delimited JSON-RPC
-// on in and out (mcp.IOTransport), until the client closes in or ctx is done.
-// Both end the session cleanly and return nil; any other failure is returned.
-// When the client closes in, requests it already sent are answered first.
-//
-// out belongs to the protocol: nothing else may write to it while ServeStdio
-// runs (log to stderr).
+// DefaultMaxMessageBytes is the zero value of StdioOptions.MaxMessageBytes:
+// go-sdk's own line cap (mcp.DefaultMaxLineLength), so that nothing go-sdk
+// accepted before is refused.
+const DefaultMaxMessageBytes = 16 << 20
+
+// StdioOptions configures ServeStdioWithOptions. Every zero value is a safe
+// default, stated on its field.
+type StdioOptions struct {
+	// MaxMessageBytes caps one inbound line (one JSON-RPC message, without
+	// its line terminator); 0 means 16 MiB. A longer line is discarded as it
+	// streams in, never buffered whole, and answered with -32600.
+	MaxMessageBytes int
+	// MaxJSONDepth caps the nesting of arrays and objects in one message;
+	// 0 means 64. A deeper message is answered with -32600 before go-sdk
+	// decodes it.
+	MaxJSONDepth int
+}
+
+func (o StdioOptions) withDefaults() StdioOptions {
+	if o.MaxMessageBytes == 0 {
+		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if o.MaxJSONDepth == 0 {
+		o.MaxJSONDepth = DefaultMaxJSONDepth
+	}
+	return o
+}
+
+func (o StdioOptions) validate() error {
+	var errs []error
+	if o.MaxMessageBytes < 0 {
+		errs = append(errs, fmt.Errorf("MaxMessageBytes is negative (%d)", o.MaxMessageBytes))
+	}
+	if o.MaxJSONDepth < 0 {
+		errs = append(errs, fmt.Errorf("MaxJSONDepth is negative (%d)", o.MaxJSONDepth))
+	}
+	return errors.Join(errs...)
+}
+
+// ServeStdio is ServeStdioWithOptions with the default options and no log.
 func ServeStdio(ctx context.Context, s *mcp.Server, in io.ReadCloser, out io.WriteCloser) error {
+	return ServeStdioWithOptions(ctx, s, in, out, StdioOptions{}, nil)
+}
+
+// ServeStdioWithOptions serves s as a single MCP session over
+// newline-delimited JSON-RPC on in and out (mcp.IOTransport), until the
+// client closes in or ctx is done. Both end the session cleanly and return
+// nil; any other failure is returned. When the client closes in, requests it
+// already sent are answered first.
+//
+// Each line is checked before go-sdk decodes it (see frameReader): a line
+// that is not a single valid JSON-RPC message (not JSON, truncated, a
+// batch, nested deeper than MaxJSONDepth, longer than MaxMessageBytes) is
+// answered with a JSON-RPC error on out and the session goes on. log (nil:
+// none) receives a warning for each; it must not write to out.
+//
+// out belongs to the protocol: nothing else may write to it while the
+// session runs (log to stderr).
+func ServeStdioWithOptions(ctx context.Context, s *mcp.Server, in io.ReadCloser, out io.WriteCloser, opts StdioOptions, log *zap.Logger) error {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	o := opts.withDefaults()
+	if err := o.validate(); err != nil {
+		return fmt.Errorf("invalid stdio options: %w", err)
+	}
 	d := newDrain()
-	err := s.Run(ctx, &mcp.IOTransport{Reader: d.reader(in), Writer: d.writer(out)})
+	w := &syncWriter{w: out}
+	err := s.Run(ctx, &mcp.IOTransport{
+		Reader: newFrameReader(in, w, d, o, log),
+		Writer: d.writer(w),
+		// frameReader bounds every line. go-sdk's own cap counts the bytes
+		// its decoder reads ahead, so a message just under the limit could
+		// still trip it and end the session.
+		MaxLineLength: -1,
+	})
 	switch {
 	case err == nil:
 		return nil

@@ -18,15 +18,14 @@ const maxDrain = 2 * time.Minute
 // (`printf ... | mcpbridge serve`) still gets all its responses, where
 // go-sdk would otherwise close the session with calls in flight.
 //
-// It counts requests (messages with an id and a method) on the way in and
-// responses (an id and no method: go-sdk writes jsonrpc, id, method, params,
-// result, error in that order) on the way out.
+// frameReader counts the requests (calls) it hands to go-sdk; the writer
+// counts responses on the way out (an id and no method: go-sdk writes
+// jsonrpc, id, method, params, result, error in that order). Error answers
+// frameReader writes itself bypass the count, as do the lines it refused.
 type drain struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced whenever pending drops
 	pending int
-
-	inLine []byte // the incomplete input line
 
 	outPrefix []byte // the start of the current output line (up to outPeek bytes)
 	outSeen   bool   // the current output line is already classified
@@ -36,29 +35,15 @@ const outPeek = 256
 
 func newDrain() *drain { return &drain{changed: make(chan struct{})} }
 
-// reader wraps in.
-func (d *drain) reader(in io.ReadCloser) io.ReadCloser { return &drainReader{d: d, in: in} }
+// call records a request handed to go-sdk, which will be answered.
+func (d *drain) call() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.pending++
+}
 
 // writer wraps out.
 func (d *drain) writer(out io.WriteCloser) io.WriteCloser { return &drainWriter{d: d, out: out} }
-
-type drainReader struct {
-	d  *drain
-	in io.ReadCloser
-}
-
-func (r *drainReader) Read(p []byte) (int, error) {
-	n, err := r.in.Read(p)
-	if n > 0 {
-		r.d.sawInput(p[:n])
-	}
-	if err == io.EOF {
-		r.d.wait(maxDrain)
-	}
-	return n, err
-}
-
-func (r *drainReader) Close() error { return r.in.Close() }
 
 type drainWriter struct {
 	d   *drain
@@ -72,25 +57,6 @@ func (w *drainWriter) Write(p []byte) (int, error) {
 }
 
 func (w *drainWriter) Close() error { return w.out.Close() }
-
-func (d *drain) sawInput(p []byte) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			d.inLine = append(d.inLine, p...)
-			return
-		}
-		line := p[:i]
-		if len(d.inLine) > 0 {
-			line = append(d.inLine, line...)
-		}
-		d.pending += countRequests(line)
-		d.inLine = d.inLine[:0]
-		p = p[i+1:]
-	}
-}
 
 func (d *drain) sawOutput(p []byte) {
 	d.mu.Lock()
@@ -139,38 +105,6 @@ func (d *drain) wait(max time.Duration) {
 			return
 		}
 	}
-}
-
-// countRequests counts the requests in one input line: a message or a
-// batch. Lines that do not parse count as none: no answer is awaited.
-func countRequests(line []byte) int {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return 0
-	}
-	type msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	isReq := func(m msg) bool { return len(m.ID) > 0 && string(m.ID) != "null" && m.Method != "" }
-	if line[0] == '[' {
-		var batch []msg
-		if json.Unmarshal(line, &batch) != nil {
-			return 0
-		}
-		n := 0
-		for _, m := range batch {
-			if isReq(m) {
-				n++
-			}
-		}
-		return n
-	}
-	var m msg
-	if json.Unmarshal(line, &m) != nil || !isReq(m) {
-		return 0
-	}
-	return 1
 }
 
 // isResponse reads the first keys of an output message: a response has an
