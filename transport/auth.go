@@ -101,12 +101,17 @@ func (a *authenticator) matchKey(candidate string) (principal, bool) {
 }
 
 // challenge answers 401 with the RFC 9728 / RFC 6750 WWW-Authenticate header.
+//
+// The request body, if any, has not been read: the connection is closed after
+// the answer, so that net/http sends it at once instead of first draining a
+// body that may never come.
 func (a *authenticator) challenge(w http.ResponseWriter, r *http.Request, e *authError) {
 	params := []string{fmt.Sprintf("resource_metadata=%q", metadataURL(a.resource(r)))}
 	if e.code != "" {
 		params = append(params, fmt.Sprintf("error=%q", e.code), fmt.Sprintf("error_description=%q", e.desc))
 	}
 	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
+	closeUnreadBody(w, r)
 	http.Error(w, "Unauthorized: "+e.desc, http.StatusUnauthorized)
 }
 

@@ -15,6 +15,7 @@ import (
 // checkBody buffers a POST body of at most max bytes and rejects, before
 // go-sdk sees it, what go-sdk answers in plain text or not at all:
 //   - a body over max: 413 (go-sdk enforces the same limit again);
+//   - a body not received within the read deadline (bodyDeadline): 408;
 //   - a JSON body that does not parse: 400 with a JSON-RPC parse error
 //     (-32700), as JSON-RPC 2.0 requires;
 //   - JSON nested deeper than maxDepth, or that is not a JSON-RPC message:
@@ -33,6 +34,11 @@ func checkBody(max int64, maxDepth int, next http.Handler) http.Handler {
 			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 				writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest,
 					fmt.Sprintf("request body exceeds %d bytes", max))
+				return
+			}
+			w.Header().Set("Connection", "close") // the rest of the body is still on the wire
+			if isReadTimeout(err) {
+				http.Error(w, "Request Timeout: the request body did not arrive in time", http.StatusRequestTimeout)
 				return
 			}
 			http.Error(w, "reading request body failed", http.StatusBadRequest)

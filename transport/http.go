@@ -14,12 +14,13 @@ import (
 
 // httpHandler routes the HTTP transport and holds what shutdown drains.
 type httpHandler struct {
+	root    http.Handler // mux behind the body read deadline
 	mux     *http.ServeMux
 	streams *streamGroup
 	sse     *sseHandler
 }
 
-func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.ServeHTTP(w, r) }
 
 // NewHTTPHandler returns the HTTP transport for s as an http.Handler, for
 // callers that run their own http.Server; ServeHTTP adds the listener and
@@ -31,10 +32,12 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.
 //	GET /health, GET /ready                    liveness and readiness
 //	/.well-known/oauth-protected-resource[/mcp] RFC 9728 metadata, with auth
 //
-// The MCP routes (/mcp, /sse, /messages) pass, in order: the DNS-rebinding
-// Host check, the Origin check (403) and CORS, authentication (401), removal
-// of the credential headers, the body check (POST: 413, 400), and the
-// keepalive writer. The other routes are unauthenticated.
+// Every request with a body gets ReadTimeout to deliver it (408 after). The
+// MCP routes (/mcp, /sse, /messages) then pass, in order: the DNS-rebinding
+// Host check, the Origin check (403) and CORS, authentication (401, sent
+// before any body is read), removal of the credential headers, the body
+// check (POST: 413, 400), and the keepalive writer. The other routes are
+// unauthenticated.
 //
 // Listen (or Listener) is read only to decide whether a configuration
 // without credentials is loopback-only. When JWKSURL is set, the JWKS is
@@ -77,6 +80,7 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 		streams: newStreamGroup(),
 		sse:     newSSEHandler(s, o.MaxBodyBytes, log),
 	}
+	h.root = bodyDeadline(o.ReadTimeout, h.mux)
 	var events mcp.EventStore
 	if o.Stateful {
 		// Resumable streams (Last-Event-ID) and the SSE priming event need an
@@ -137,11 +141,13 @@ func (g guard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hostAllowed(r) {
 			g.reject(r, "host not allowed on a loopback listener")
+			closeUnreadBody(w, r)
 			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 			return
 		}
 		if !g.origins.allow(r) {
 			g.reject(r, "origin not allowed")
+			closeUnreadBody(w, r)
 			http.Error(w, "Forbidden: origin not allowed", http.StatusForbidden)
 			return
 		}

@@ -17,10 +17,10 @@ const (
 	DefaultKeepAlive         = 30 * time.Second
 	DefaultShutdownTimeout   = 15 * time.Second
 	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
 	DefaultMaxJSONDepth      = 64
 
-	// idleTimeout bounds keep-alive connections that carry no request.
-	idleTimeout = 2 * time.Minute
 	// jwtLeeway is the clock skew tolerated on exp, nbf and iat.
 	jwtLeeway = 30 * time.Second
 )
@@ -90,6 +90,15 @@ type HTTPOptions struct {
 	ShutdownTimeout time.Duration
 	// ReadHeaderTimeout bounds reading request headers; 0 means 10s.
 	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a request body, counted from the end of its
+	// headers, however slowly it arrives; 0 means 30s. A body not received in
+	// time gets 408 and the connection is closed. It is a per-request read
+	// deadline, not http.Server.ReadTimeout: it is lifted once the body has
+	// been read, so long-lived SSE streams and slow tool calls are not cut.
+	ReadTimeout time.Duration
+	// IdleTimeout closes keep-alive connections that carry no request for
+	// this long; 0 means 2m.
+	IdleTimeout time.Duration
 	// MaxJSONDepth caps the nesting of arrays and objects in a POST body,
 	// checked with a byte scan before go-sdk decodes it; 0 means 64. Deeper
 	// bodies get 400 with a JSON-RPC Invalid Request error (-32600).
@@ -125,6 +134,12 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	if o.ReadHeaderTimeout == 0 {
 		o.ReadHeaderTimeout = DefaultReadHeaderTimeout
 	}
+	if o.ReadTimeout == 0 {
+		o.ReadTimeout = DefaultReadTimeout
+	}
+	if o.IdleTimeout == 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
 	if o.MaxJSONDepth == 0 {
 		o.MaxJSONDepth = DefaultMaxJSONDepth
 	}
@@ -154,6 +169,8 @@ func (o HTTPOptions) validate() error {
 		{"SessionTimeout", o.SessionTimeout},
 		{"ShutdownTimeout", o.ShutdownTimeout},
 		{"ReadHeaderTimeout", o.ReadHeaderTimeout},
+		{"ReadTimeout", o.ReadTimeout},
+		{"IdleTimeout", o.IdleTimeout},
 	} {
 		if d.d < 0 {
 			add("%s is negative (%s)", d.name, d.d)

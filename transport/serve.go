@@ -50,11 +50,13 @@ func ServeHTTP(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *zap.Lo
 	if err != nil {
 		return fmt.Errorf("building http error log: %w", err)
 	}
-	// No WriteTimeout: SSE streams and slow calls are long-lived responses.
+	// No WriteTimeout or ReadTimeout: SSE streams and slow calls are
+	// long-lived responses (request bodies get a per-request deadline, see
+	// bodyDeadline).
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
-		IdleTimeout:       idleTimeout,
+		IdleTimeout:       o.IdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          errLog,
 	}
