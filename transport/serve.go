@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -53,11 +54,13 @@ func ServeHTTP(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *zap.Lo
 	// No WriteTimeout or ReadTimeout: SSE streams and slow calls are
 	// long-lived responses (request bodies get a per-request deadline, see
 	// bodyDeadline).
+	fresh := newFreshConns()
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
 		IdleTimeout:       o.IdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnState:         fresh.track,
 		ErrorLog:          errLog,
 	}
 	served := make(chan error, 1)
@@ -75,6 +78,7 @@ func ServeHTTP(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *zap.Lo
 	h.sse.drain()
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.ShutdownTimeout)
 	defer cancel()
+	fresh.closeAll()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		log.Warn("shutdown deadline passed: cancelling in-flight requests", zap.Error(err))
 		cancelBase()
@@ -85,4 +89,44 @@ func ServeHTTP(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *zap.Lo
 	}
 	log.Info("http server stopped")
 	return nil
+}
+
+// freshConns tracks connections that have not carried a request yet.
+// http.Server.Shutdown counts such a connection as active for its first 5
+// seconds, and HTTP clients routinely dial one they end up not using (Go's
+// transport races a new dial against a connection being returned to its
+// pool), so one idle client could hold shutdown for 5 s. Once shutdown
+// starts they are closed: no request has been read on them, and a request
+// arriving now would be refused anyway.
+type freshConns struct {
+	mu      sync.Mutex
+	closing bool
+	conns   map[net.Conn]struct{}
+}
+
+func newFreshConns() *freshConns { return &freshConns{conns: make(map[net.Conn]struct{})} }
+
+// track is the http.Server.ConnState hook.
+func (f *freshConns) track(c net.Conn, st http.ConnState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case st != http.StateNew:
+		delete(f.conns, c)
+	case f.closing:
+		_ = c.Close()
+	default:
+		f.conns[c] = struct{}{}
+	}
+}
+
+// closeAll closes the connections without a request, now and from now on.
+func (f *freshConns) closeAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closing = true
+	for c := range f.conns {
+		_ = c.Close()
+	}
+	clear(f.conns)
 }

@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"context"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -182,6 +183,31 @@ func TestShutdownDeadline(t *testing.T) {
 			}
 			close(g.release) // lets a call that was not cancelled end
 		})
+	}
+}
+
+// TestShutdownWithUnusedConnection checks that a connection that never
+// carried a request does not hold shutdown: net/http counts one as active
+// for 5 s, and clients often leave one behind (an extra dial).
+func TestShutdownWithUnusedConnection(t *testing.T) {
+	sv := serve(t, newMCPServer(newGate()), transport.HTTPOptions{ShutdownTimeout: time.Hour})
+	unused := dial(t, sv.url)
+	// Connections are accepted in order, so once a request on a later one
+	// is answered the unused one is known to the server.
+	if resp, body := do(t, rpc(t, "GET", sv.url+"/health", "", nil)); resp.StatusCode != 200 {
+		t.Fatalf("GET /health = %d %q", resp.StatusCode, body)
+	}
+	start := time.Now()
+	sv.cancel()
+	if err := <-sv.done; err != nil {
+		t.Errorf("ServeHTTP = %v; want nil", err)
+	}
+	sv.done <- nil
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("shutdown took %s with an unused connection open; want it not to wait for it", took)
+	}
+	if n, err := io.Copy(io.Discard, unused); n != 0 || err != nil {
+		t.Errorf("unused connection: read %d bytes, err %v; want it closed", n, err)
 	}
 }
 
