@@ -68,6 +68,11 @@ type Options struct {
 	// "tools --stats" use it). Otherwise validators are resolved on a
 	// tool's first call.
 	VerifySchemas bool
+	// Tools is the tool mode: ToolsAll ("" too) lists one tool per
+	// operation; ToolsDynamic lists search_operations, describe_operation
+	// and call_operation instead; ToolsHybrid lists the pinned operations
+	// next to them. Every operation stays callable by name in every mode.
+	Tools string
 	// Version is the bridge version, sent in User-Agent and by ping.
 	Version string
 	// SpecTitle and SpecVersion describe the loaded spec, for ping.
@@ -90,18 +95,20 @@ type Doer = upstream.Doer
 // catalog at a time and swaps it for another on reload; a catalog is never
 // modified once built.
 type Catalog struct {
-	opts      Options
-	log       *zap.Logger
-	client    Doer
-	redactor  *sanitizer.Redactor
-	shaper    result.Shaper
-	creds     *request.Prepared
-	userAgent string
-	base      *url.URL
-	tools     []*Tool // operations, then the built-in ping tool
-	byName    map[string]*Tool
-	skipped   []Skipped
-	degraded  string // non-empty: the spec could not be loaded; only ping
+	opts       Options
+	log        *zap.Logger
+	client     Doer
+	redactor   *sanitizer.Redactor
+	shaper     result.Shaper
+	creds      *request.Prepared
+	userAgent  string
+	base       *url.URL
+	tools      []*Tool // operations, then the built-in tools
+	listed     []*Tool // what tools/list shows: per Options.Tools
+	byName     map[string]*Tool
+	searchDocs []searchDoc // dynamic modes: the operations, prepared for search
+	skipped    []Skipped
+	degraded   string // non-empty: the spec could not be loaded; only ping
 }
 
 // New prepares a tool for every operation. Operations that cannot be
@@ -156,15 +163,38 @@ func NewDegraded(reason string, opts Options) (*Catalog, error) {
 	return c, nil
 }
 
-// index adds the built-in ping tool and the name index.
+// index adds the built-in tools and the name index, and decides what
+// tools/list shows.
 func (c *Catalog) index() {
-	c.byName = make(map[string]*Tool, len(c.tools)+1)
-	for _, t := range c.tools {
+	c.byName = make(map[string]*Tool, len(c.tools)+4)
+	ops := c.tools
+	for _, t := range ops {
+		c.byName[t.def.Name] = t
+	}
+	var builtins []*Tool
+	dynamic := c.opts.Tools == ToolsDynamic || c.opts.Tools == ToolsHybrid
+	if dynamic && c.degraded == "" {
+		builtins = metaTools(c.byName, ops)
+		c.searchDocs = newSearchIndex(ops)
+	}
+	for _, t := range builtins {
 		c.byName[t.def.Name] = t
 	}
 	p := pingTool(c.byName)
-	c.tools = append(c.tools, p)
+	builtins = append(builtins, p)
 	c.byName[p.def.Name] = p
+	c.tools = append(c.tools, builtins...)
+	switch {
+	case !dynamic:
+		c.listed = c.tools
+	default:
+		for _, t := range ops {
+			if c.opts.Tools == ToolsHybrid && t.pinned {
+				c.listed = append(c.listed, t)
+			}
+		}
+		c.listed = append(c.listed, builtins...)
+	}
 }
 
 // buildResult is one operation's outcome in buildAll.
@@ -224,6 +254,11 @@ func newCatalog(opts Options) (*Catalog, error) {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	switch opts.Tools {
+	case "", ToolsAll, ToolsDynamic, ToolsHybrid:
+	default:
+		return nil, fmt.Errorf("tool mode %q: want all, dynamic or hybrid", opts.Tools)
 	}
 	c := &Catalog{opts: opts, log: opts.Logger, client: opts.Client}
 	if c.log == nil {
@@ -286,9 +321,13 @@ func (c *Catalog) baseFor(op whitelist.Operation) (*url.URL, error) {
 	return c.base, nil
 }
 
-// Tools returns the tools in tools/list order: the operations, then the
-// built-in ping tool.
+// Tools returns every tool: the operations, then the built-in tools.
 func (c *Catalog) Tools() []*Tool { return c.tools }
+
+// Listed returns the tools tools/list shows, in order: every tool in the
+// default mode; the pinned operations and the built-ins in dynamic and
+// hybrid mode.
+func (c *Catalog) Listed() []*Tool { return c.listed }
 
 // Defs returns the tool definitions in tools/list order. They are shared:
 // never modify them.
@@ -309,8 +348,16 @@ func (c *Catalog) Lookup(name string) (*Tool, bool) {
 // Skipped lists the operations that could not become tools.
 func (c *Catalog) Skipped() []Skipped { return c.skipped }
 
-// Len is the number of operation tools (ping not counted).
-func (c *Catalog) Len() int { return len(c.tools) - 1 }
+// Len is the number of operation tools (built-ins not counted).
+func (c *Catalog) Len() int {
+	n := 0
+	for _, t := range c.tools {
+		if t.builtin == notBuiltin {
+			n++
+		}
+	}
+	return n
+}
 
 // Degraded is why the catalog serves only ping ("" when it is not
 // degraded).

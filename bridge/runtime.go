@@ -182,6 +182,14 @@ func (r *Runtime) Call(ctx context.Context, c *Call) (*Outcome, error) {
 		return nil, fmt.Errorf("%w %q", ErrUnknownTool, c.Tool)
 	}
 	c.target, c.catalog, c.start = t, cat, start
+	if t.builtin == builtinCall {
+		// call_operation: the chain and the invoker see the operation.
+		if out := cat.unwrapCall(c); out != nil {
+			out.Took = time.Since(start)
+			out.BytesIn = int64(len(c.Args))
+			return out, nil
+		}
+	}
 	out, err := r.chain.Invoke(ctx, c)
 	if out != nil {
 		out.Took = time.Since(start)
@@ -205,6 +213,10 @@ func (r *Runtime) invoke(ctx context.Context, c *Call) (*Outcome, error) {
 
 // invokeTool answers a built-in or calls the upstream.
 func (r *Runtime) invokeTool(ctx context.Context, c *Call) (*Outcome, error) {
+	switch c.target.builtin {
+	case builtinSearch, builtinDescribe:
+		return c.catalog.answerMeta(ctx, c), nil
+	}
 	if c.target.builtin == builtinPing {
 		info := c.catalog.PingInfo()
 		if s := r.lastReload.Load(); s != nil {

@@ -15,7 +15,7 @@ import (
 
 // snapshotVersion changes whenever the encoded form or the meaning of a
 // prepared tool changes; an older snapshot is then rejected and rebuilt.
-const snapshotVersion = 4
+const snapshotVersion = 5
 
 // snapshot is the serializable form of a catalog: the request plans
 // themselves (plain data by design) plus the definition fields and schema
@@ -35,6 +35,8 @@ type snapTool struct {
 	Annotations              []byte // JSON: gob would turn a *bool false into nil
 	Input, Output            []byte
 	Plan                     request.Plan
+	Tags                     []string
+	Pinned                   bool
 	Timeout                  time.Duration
 	Retry                    bool
 }
@@ -55,7 +57,7 @@ func (c *Catalog) Snapshot() ([]byte, error) {
 		ts := snapTool{
 			Name: t.def.Name, Title: t.def.Title, Description: t.def.Description,
 			Input: t.input.Raw(), Output: t.output.Raw(),
-			Plan: t.plan, Timeout: t.timeout, Retry: t.retry,
+			Plan: t.plan, Tags: t.tags, Pinned: t.pinned, Timeout: t.timeout, Retry: t.retry,
 		}
 		if t.def.Annotations != nil {
 			raw, err := json.Marshal(t.def.Annotations)
@@ -111,7 +113,7 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 				Name: ts.Name, Title: ts.Title, Description: ts.Description, Annotations: &ann,
 				InputSchema: json.RawMessage(ts.Input),
 			},
-			plan: ts.Plan, timeout: ts.Timeout, retry: ts.Retry,
+			plan: ts.Plan, tags: ts.Tags, pinned: ts.Pinned, timeout: ts.Timeout, retry: ts.Retry,
 			input: schema.NewLazy(ts.Input), output: schema.NewLazy(ts.Output),
 		}
 		if ts.Output != nil {

@@ -30,7 +30,9 @@ type Tool struct {
 	output  schema.Lazy // validates structured output; empty: no output schema
 	timeout time.Duration
 	retry   bool
-	builtin builtin // non-zero: answered by the bridge itself (ping)
+	builtin builtin  // non-zero: answered by the bridge itself (ping, meta-tools)
+	tags    []string // the operation's tags, for search_operations
+	pinned  bool     // listed in hybrid mode
 }
 
 // builtin names the tools the bridge answers itself.
@@ -39,6 +41,9 @@ type builtin uint8
 const (
 	notBuiltin builtin = iota
 	builtinPing
+	builtinSearch   // search_operations
+	builtinDescribe // describe_operation
+	builtinCall     // call_operation
 )
 
 // Def is the tool's MCP definition, exactly as tools/list presents it. It
@@ -315,6 +320,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 		title = strings.TrimSpace(o.Summary)
 	}
 	ann.Title = title
+	t.tags = o.Tags
 	t.def = &mcp.Tool{
 		Name:        toolName(op.Name, o.OperationID, op.Method, op.Path),
 		Title:       title,

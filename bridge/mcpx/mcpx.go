@@ -94,7 +94,7 @@ func (s *Server) registerInitial(cat *bridge.Catalog) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	stub := &jsonschema.Schema{Type: "object"}
-	for _, t := range cat.Tools() {
+	for _, t := range cat.Listed() {
 		def := *t.Def()
 		in, out := def.InputSchema, def.OutputSchema
 		def.InputSchema = stub
@@ -107,15 +107,15 @@ func (s *Server) registerInitial(cat *bridge.Catalog) {
 	}
 }
 
-// Sync makes the server list exactly cat's tools: new and changed ones are
+// Sync makes the server list exactly cat's listed tools: new and changed ones are
 // added (a copy of their definition), vanished ones removed; unchanged ones
 // are left alone. It reports the counts. go-sdk debounces the resulting
 // list_changed notifications into one per burst.
 func (s *Server) Sync(cat *bridge.Catalog) (added, changed, removed int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	next := make(map[string]*bridge.Tool, len(cat.Tools()))
-	for _, t := range cat.Tools() {
+	next := make(map[string]*bridge.Tool, len(cat.Listed()))
+	for _, t := range cat.Listed() {
 		next[t.Name()] = t
 		prev, ok := s.reg[t.Name()]
 		switch {

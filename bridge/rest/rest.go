@@ -96,8 +96,8 @@ func (h *handler) visible(id *bridge.Identity, t *bridge.Tool) bool {
 func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 	id := h.identity(r)
 	cat := h.rt.Catalog()
-	defs := make([]*mcp.Tool, 0, len(cat.Tools()))
-	for _, t := range cat.Tools() {
+	defs := make([]*mcp.Tool, 0, len(cat.Listed()))
+	for _, t := range cat.Listed() {
 		if h.visible(id, t) {
 			defs = append(defs, t.Def())
 		}

@@ -1,0 +1,356 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/bridge/schema"
+)
+
+// The tool modes of [Options.Tools].
+const (
+	// ToolsAll lists one tool per operation (the default).
+	ToolsAll = "all"
+	// ToolsDynamic lists three meta-tools (search, describe, call) and ping;
+	// every operation stays callable through call_operation.
+	ToolsDynamic = "dynamic"
+	// ToolsHybrid lists the pinned operations next to the meta-tools.
+	ToolsHybrid = "hybrid"
+)
+
+// Meta-tool names; each gets the prefix "mcpbridge_" when an operation
+// already has the name.
+const (
+	SearchToolName   = "search_operations"
+	DescribeToolName = "describe_operation"
+	CallToolName     = "call_operation"
+)
+
+const searchInput = `{"type":"object","properties":{` +
+	`"query":{"type":"string","description":"Words to look for in operation names, summaries, descriptions, tags and paths."},` +
+	`"tag":{"type":"string","description":"Only operations with this tag."},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Results per page (default 10)."},` +
+	`"cursor":{"type":"string","description":"nextCursor of the previous page."}},` +
+	`"required":["query"],"additionalProperties":false}`
+
+const describeInput = `{"type":"object","properties":{` +
+	`"name":{"type":"string","description":"The operation's name, as search_operations gives it."}},` +
+	`"required":["name"],"additionalProperties":false}`
+
+const callInput = `{"type":"object","properties":{` +
+	`"name":{"type":"string","description":"The operation's name, as search_operations gives it."},` +
+	`"arguments":{"type":"object","description":"The arguments, as describe_operation's inputSchema says."}},` +
+	`"required":["name"],"additionalProperties":false}`
+
+// metaTools are the tools of dynamic and hybrid mode, named so as not to
+// collide with taken names.
+func metaTools(taken map[string]*Tool, ops []*Tool) []*Tool {
+	name := func(n string) string {
+		if _, ok := taken[n]; ok {
+			return "mcpbridge_" + n
+		}
+		return n
+	}
+	tr, f := true, false
+	destructive := false
+	for _, t := range ops {
+		if a := t.def.Annotations; a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
+			destructive = true
+		}
+	}
+	mk := func(n, title, desc, input string, b builtin, ann *mcp.ToolAnnotations) *Tool {
+		ann.Title = title
+		return &Tool{
+			def:     &mcp.Tool{Name: name(n), Title: title, Description: desc, InputSchema: json.RawMessage(input), Annotations: ann},
+			input:   schema.NewLazy(json.RawMessage(input)),
+			builtin: b,
+		}
+	}
+	return []*Tool{
+		mk(SearchToolName, "Search the API's operations",
+			fmt.Sprintf("Searches the %d operations of this API by keywords (names, summaries, descriptions, tags, paths) and returns the best matches, each with its name and a one-line summary. Use describe_operation for an operation's arguments, then call_operation to call it.", len(ops)),
+			searchInput, builtinSearch, &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}),
+		mk(DescribeToolName, "Describe an operation",
+			"Returns an operation's description and the exact JSON Schema of its arguments (and of its result when the API declares one).",
+			describeInput, builtinDescribe, &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}),
+		mk(CallToolName, "Call an operation",
+			"Calls an operation of the API with arguments that follow the inputSchema describe_operation returned. The call is validated, limited and sanitized exactly as a dedicated tool would be.",
+			callInput, builtinCall, &mcp.ToolAnnotations{DestructiveHint: &destructive, OpenWorldHint: &tr}),
+	}
+}
+
+// searchDoc is one operation as search_operations sees it: lower-case
+// words per field, computed once per catalog.
+type searchDoc struct {
+	tool                           *Tool
+	name, title, tags, path, descr []string
+	summary                        string
+}
+
+// newSearchIndex prepares the operations of c for search.
+func newSearchIndex(ops []*Tool) []searchDoc {
+	docs := make([]searchDoc, 0, len(ops))
+	for _, t := range ops {
+		d := searchDoc{
+			tool:  t,
+			name:  words(t.def.Name),
+			title: words(t.def.Title),
+			path:  words(t.plan.Label),
+			descr: words(t.def.Description),
+		}
+		for _, tag := range t.tags {
+			d.tags = append(d.tags, words(tag)...)
+		}
+		d.summary = oneLine(t.def.Title)
+		if d.summary == "" {
+			d.summary = oneLine(t.def.Description)
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// words splits s into lower-case words at non-letters and camelCase
+// boundaries ("listPetsByTag" → list, pets, by, tag).
+func words(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	prev := rune(0)
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if unicode.IsUpper(r) && prev != 0 && unicode.IsLower(prev) {
+				flush()
+			}
+			cur = append(cur, r)
+		default:
+			flush()
+		}
+		prev = r
+	}
+	flush()
+	return out
+}
+
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 160 {
+		s = strings.TrimSpace(truncateAt(s, 157)) + "..."
+	}
+	return s
+}
+
+func truncateAt(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// score rates doc for the query terms: an exact word counts fully, a word
+// the term begins counts 0.6; the name weighs most, the description least.
+func (d *searchDoc) score(terms []string) float64 {
+	fields := []struct {
+		ws []string
+		w  float64
+	}{{d.name, 4}, {d.title, 3}, {d.tags, 2.5}, {d.path, 2}, {d.descr, 1}}
+	total := 0.0
+	for _, term := range terms {
+		best := 0.0
+		for _, f := range fields {
+			for _, w := range f.ws {
+				s := 0.0
+				switch {
+				case w == term:
+					s = f.w
+				case strings.HasPrefix(w, term):
+					s = 0.6 * f.w
+				}
+				best = max(best, s)
+			}
+		}
+		if best == 0 {
+			continue
+		}
+		total += best
+	}
+	return total
+}
+
+func hasTag(t *Tool, tag string) bool {
+	for _, x := range t.tags {
+		if strings.EqualFold(x, tag) {
+			return true
+		}
+	}
+	return false
+}
+
+// searchResult is one match of search_operations.
+type searchResult struct {
+	Name      string   `json:"name"`
+	Summary   string   `json:"summary"`
+	Operation string   `json:"operation"`
+	Tags      []string `json:"tags,omitempty"`
+}
+
+// search answers search_operations.
+func (c *Catalog) search(args map[string]any) (any, error) {
+	q, _ := args["query"].(string)
+	tag, _ := args["tag"].(string)
+	limit := 10
+	if n, ok := args["limit"].(int64); ok {
+		limit = int(n)
+	}
+	offset := 0
+	if cur, _ := args["cursor"].(string); cur != "" {
+		n, err := strconv.Atoi(cur)
+		if err != nil || n < 0 {
+			return nil, &ArgumentError{Field: "cursor", Reason: "not a cursor this tool returned"}
+		}
+		offset = n
+	}
+	terms := words(q)
+	type hit struct {
+		d     *searchDoc
+		score float64
+	}
+	var hits []hit
+	for i := range c.searchDocs {
+		d := &c.searchDocs[i]
+		if tag != "" && !hasTag(d.tool, tag) {
+			continue
+		}
+		s := 1.0
+		if len(terms) > 0 {
+			if s = d.score(terms); s == 0 {
+				continue
+			}
+		}
+		hits = append(hits, hit{d, s})
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	out := struct {
+		Results    []searchResult `json:"results"`
+		Total      int            `json:"total"`
+		NextCursor string         `json:"nextCursor,omitempty"`
+	}{Results: []searchResult{}, Total: len(hits)}
+	for i := offset; i < len(hits) && i < offset+limit; i++ {
+		d := hits[i].d
+		out.Results = append(out.Results, searchResult{Name: d.tool.def.Name, Summary: d.summary, Operation: d.tool.plan.Label, Tags: d.tool.tags})
+	}
+	if offset+limit < len(hits) {
+		out.NextCursor = strconv.Itoa(offset + limit)
+	}
+	return out, nil
+}
+
+// operation returns the operation tool named name for the meta-tools.
+func (c *Catalog) operation(name string) (*Tool, error) {
+	t, ok := c.byName[name]
+	if !ok || t.builtin != notBuiltin {
+		return nil, &ArgumentError{Field: "name", Reason: fmt.Sprintf("no operation %q: use %s to find one", name, c.metaName(builtinSearch))}
+	}
+	return t, nil
+}
+
+func (c *Catalog) metaName(b builtin) string {
+	for _, t := range c.tools {
+		if t.builtin == b {
+			return t.def.Name
+		}
+	}
+	return SearchToolName
+}
+
+// describe answers describe_operation.
+func (c *Catalog) describe(args map[string]any) (any, error) {
+	name, _ := args["name"].(string)
+	t, err := c.operation(name)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Name         string               `json:"name"`
+		Title        string               `json:"title,omitempty"`
+		Operation    string               `json:"operation"`
+		Tags         []string             `json:"tags,omitempty"`
+		Description  string               `json:"description"`
+		Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+		InputSchema  json.RawMessage      `json:"inputSchema"`
+		OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
+	}{t.def.Name, t.def.Title, t.plan.Label, t.tags, t.def.Description, t.def.Annotations, t.input.Raw(), t.output.Raw()}, nil
+}
+
+// answerMeta runs search_operations or describe_operation.
+func (c *Catalog) answerMeta(_ context.Context, call *Call) *Outcome {
+	out := &Outcome{}
+	args, err := decodeArgs(call.Args)
+	if err == nil {
+		var in interface{ Validate(any) error }
+		in, err = call.target.input.Resolved()
+		if err == nil {
+			if verr := in.Validate(args); verr != nil {
+				err = schemaArgumentError(verr)
+			}
+		}
+	}
+	var v any
+	if err == nil {
+		if call.target.builtin == builtinSearch {
+			v, err = c.search(args)
+		} else {
+			v, err = c.describe(args)
+		}
+	}
+	if err != nil {
+		return c.fail(out, call.target, err)
+	}
+	body, err := json.Marshal(v)
+	if err != nil {
+		return c.fail(out, call.target, fmt.Errorf("encoding %s: %w", call.target.def.Name, err))
+	}
+	out.Result = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}
+	return out
+}
+
+// unwrapCall turns a call_operation call into the call of the operation it
+// names, so that the middleware chain and the invoker see the operation
+// itself. A problem with the meta-call's own arguments is an outcome.
+func (c *Catalog) unwrapCall(call *Call) *Outcome {
+	var in struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(call.Args)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil || in.Name == "" {
+		reason := "want {\"name\": string, \"arguments\": object}"
+		if err != nil {
+			reason += ": " + err.Error()
+		}
+		return c.fail(&Outcome{}, call.target, &ArgumentError{Reason: reason})
+	}
+	t, err := c.operation(in.Name)
+	if err != nil {
+		return c.fail(&Outcome{}, call.target, err)
+	}
+	if len(in.Arguments) == 0 || string(in.Arguments) == "null" {
+		in.Arguments = json.RawMessage("{}")
+	}
+	call.Tool, call.Args, call.target = t.def.Name, in.Arguments, t
+	return nil
+}

@@ -1,0 +1,189 @@
+package bridge_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
+	"github.com/mcpbridge/mcpbridge/specloader"
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+func dynamicCatalog(t *testing.T, mode string, up *httptest.Server) *bridge.Catalog {
+	t.Helper()
+	res, err := specloader.Load(t.Context(), "../testdata/specs/petstore.3.0.yaml", specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Tools: mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func textOf(t *testing.T, r *mcp.CallToolResult) string {
+	t.Helper()
+	if len(r.Content) == 0 {
+		t.Fatalf("empty result")
+	}
+	return r.Content[0].(*mcp.TextContent).Text
+}
+
+// TestDynamicMode checks that dynamic mode lists three meta-tools and ping,
+// that search ranks and pages, that describe gives the exact schema the
+// per-operation tool would have, and that call_operation reaches the
+// upstream through the middleware chain as the operation itself.
+func TestDynamicMode(t *testing.T) {
+	var hits atomic.Int32
+	var lastPath atomic.Value
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		lastPath.Store(r.URL.Path + "?" + r.URL.RawQuery)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`[{"id":1,"name":"rex","photoUrls":[]}]`))
+	}))
+	defer up.Close()
+	full := dynamicCatalog(t, bridge.ToolsAll, up)
+	dyn := dynamicCatalog(t, bridge.ToolsDynamic, up)
+	var seen []string
+	mw := func(next bridge.Invoker) bridge.Invoker {
+		return bridge.InvokerFunc(func(ctx context.Context, c *bridge.Call) (*bridge.Outcome, error) {
+			seen = append(seen, c.Tool)
+			return next.Invoke(ctx, c)
+		})
+	}
+	srv := mcpx.New(bridge.NewRuntime(dyn, mw), mcpx.Options{}).MCP()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	lt, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+	}
+	if diff := cmp.Diff([]string{"call_operation", "describe_operation", "ping", "search_operations"}, names); diff != "" {
+		t.Errorf("listed tools (-want +got):\n%s", diff)
+	}
+	for _, tl := range lt.Tools {
+		if tl.Name == "call_operation" && (tl.Annotations.ReadOnlyHint || tl.Annotations.DestructiveHint == nil || !*tl.Annotations.DestructiveHint) {
+			t.Errorf("call_operation is not the most cautious of a set with DELETE operations: %+v", tl.Annotations)
+		}
+	}
+
+	call := func(name string, args any) *mcp.CallToolResult {
+		t.Helper()
+		r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return r
+	}
+	var found struct {
+		Results []struct{ Name, Summary, Operation string }
+		Total      int
+		NextCursor string
+	}
+	if err := json.Unmarshal([]byte(textOf(t, call("search_operations", map[string]any{"query": "find pets by status"}))), &found); err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Results) == 0 || found.Results[0].Name != "findPetsByStatus" || found.Results[0].Operation != "GET /pet/findByStatus" {
+		t.Errorf("best match for 'find pets by status': %+v", found.Results)
+	}
+	// Paging: one result a page walks every match once.
+	seenNames := map[string]bool{}
+	cursor := ""
+	for page := 0; page < 50; page++ {
+		args := map[string]any{"query": "pet", "limit": 1}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		var p struct {
+			Results []struct{ Name string }
+			Total      int
+			NextCursor string
+		}
+		if err := json.Unmarshal([]byte(textOf(t, call("search_operations", args))), &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range p.Results {
+			if seenNames[r.Name] {
+				t.Errorf("page %d repeats %s", page, r.Name)
+			}
+			seenNames[r.Name] = true
+		}
+		if cursor = p.NextCursor; cursor == "" {
+			if len(seenNames) != p.Total {
+				t.Errorf("paged through %d results; total says %d", len(seenNames), p.Total)
+			}
+			break
+		}
+	}
+	if len(seenNames) < 5 {
+		t.Errorf("only %d operations match 'pet'", len(seenNames))
+	}
+
+	var desc struct {
+		Name        string
+		InputSchema json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(textOf(t, call("describe_operation", map[string]any{"name": "findPetsByStatus"}))), &desc); err != nil {
+		t.Fatal(err)
+	}
+	var want json.RawMessage
+	for _, d := range full.OperationDefs() {
+		if d.Name == "findPetsByStatus" {
+			want = d.InputSchema.(json.RawMessage)
+		}
+	}
+	if string(desc.InputSchema) != string(want) {
+		t.Errorf("describe_operation schema differs from the tool's:\n got %s\nwant %s", desc.InputSchema, want)
+	}
+
+	seen = nil
+	r := call("call_operation", map[string]any{"name": "findPetsByStatus", "arguments": map[string]any{"status": []any{"sold"}}})
+	if r.IsError || hits.Load() != 1 || !strings.Contains(lastPath.Load().(string), "/pet/findByStatus?status=sold") {
+		t.Errorf("call_operation: %s, upstream hits %d, last %v", textOf(t, r), hits.Load(), lastPath.Load())
+	}
+	if diff := cmp.Diff([]string{"findPetsByStatus"}, seen); diff != "" {
+		t.Errorf("middleware saw (-want +got):\n%s", diff)
+	}
+	// The operation's own validation applies.
+	if r := call("call_operation", map[string]any{"name": "getPetById", "arguments": map[string]any{"petId": "x"}}); !r.IsError {
+		t.Errorf("invalid arguments through call_operation were accepted")
+	}
+	if r := call("call_operation", map[string]any{"name": "nope"}); !r.IsError || !strings.Contains(textOf(t, r), "search_operations") {
+		t.Errorf("unknown operation: %+v", r)
+	}
+	if r := call("describe_operation", map[string]any{"name": "ping"}); !r.IsError {
+		t.Errorf("describe_operation described a built-in")
+	}
+	if hits.Load() != 1 {
+		t.Errorf("upstream hits %d; want 1", hits.Load())
+	}
+}
