@@ -105,7 +105,7 @@ func TestDynamicMode(t *testing.T) {
 		return r
 	}
 	var found struct {
-		Results []struct{ Name, Summary, Operation string }
+		Results    []struct{ Name, Summary, Operation string }
 		Total      int
 		NextCursor string
 	}
@@ -124,7 +124,7 @@ func TestDynamicMode(t *testing.T) {
 			args["cursor"] = cursor
 		}
 		var p struct {
-			Results []struct{ Name string }
+			Results    []struct{ Name string }
 			Total      int
 			NextCursor string
 		}
