@@ -36,8 +36,8 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root
 // MCP routes (/mcp, /sse, /messages) then pass, in order: the DNS-rebinding
 // Host check, the Origin check (403) and CORS, authentication (401, sent
 // before any body is read), removal of the credential headers, the body
-// check (POST: 413, 400), and the keepalive writer. The other routes are
-// unauthenticated.
+// check (POST: 413, 400), the session and stream caps (429, 503), and the
+// keepalive writer. The other routes are unauthenticated.
 //
 // Listen (or Listener) is read only to decide whether a configuration
 // without credentials is loopback-only. When JWKSURL is set, the JWKS is
@@ -78,14 +78,21 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	h := &httpHandler{
 		mux:     http.NewServeMux(),
 		streams: newStreamGroup(),
-		sse:     newSSEHandler(s, o.MaxBodyBytes, log),
+		sse: newSSEHandler(s, o.MaxBodyBytes,
+			newLimiter("SSE streams", o.MaxSSEStreams, o.MaxSSEStreamsPerIdentity), log),
 	}
 	h.root = bodyDeadline(o.ReadTimeout, h.mux)
-	var events mcp.EventStore
+	var (
+		events mcp.EventStore
+		caps   func(http.Handler) http.Handler = func(h http.Handler) http.Handler { return h }
+	)
 	if o.Stateful {
 		// Resumable streams (Last-Event-ID) and the SSE priming event need an
 		// event store; the in-memory one is bounded (10 MiB, oldest purged).
-		events = mcp.NewMemoryEventStore(nil)
+		// The session cap watches it to learn when sessions end.
+		sc := newSessionCaps(mcp.NewMemoryEventStore(nil),
+			newLimiter("stateful sessions", o.MaxSessions, o.MaxSessionsPerIdentity), log)
+		events, caps = sc, sc.wrap
 	}
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		Stateless:           !o.Stateful,
@@ -99,7 +106,7 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	})
 	g := guard{origins: newOriginPolicy(o.AllowedOrigins), auth: authn, log: log}
 
-	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, h.streams.track(keepAlive(o.KeepAlive, streamable)))))
+	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, h.streams.track(caps(keepAlive(o.KeepAlive, streamable))))))
 	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, http.HandlerFunc(h.sse.serveStream))))
 	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, http.HandlerFunc(h.sse.serveMessage))))
 	h.mux.Handle("/health", healthHandler(o.Status))

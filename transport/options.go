@@ -21,6 +21,11 @@ const (
 	DefaultIdleTimeout       = 2 * time.Minute
 	DefaultMaxJSONDepth      = 64
 
+	DefaultMaxSessions              = 1000
+	DefaultMaxSessionsPerIdentity   = 64
+	DefaultMaxSSEStreams            = 1000
+	DefaultMaxSSEStreamsPerIdentity = 64
+
 	// jwtLeeway is the clock skew tolerated on exp, nbf and iat.
 	jwtLeeway = 30 * time.Second
 )
@@ -103,6 +108,23 @@ type HTTPOptions struct {
 	// checked with a byte scan before go-sdk decodes it; 0 means 64. Deeper
 	// bodies get 400 with a JSON-RPC Invalid Request error (-32600).
 	MaxJSONDepth int
+	// MaxSessions caps the stateful sessions open at once (Stateful only);
+	// 0 means 1000. A new session over the cap gets 503 with a JSON-RPC
+	// error body. A slot is freed when its session ends: DELETE, idle
+	// SessionTimeout, or the server closing it.
+	MaxSessions int
+	// MaxSessionsPerIdentity caps the stateful sessions one caller may hold;
+	// 0 means 64. The caller is the authenticated principal, or the remote IP
+	// address when auth is off (forwarding headers are not trusted, so
+	// behind a proxy every unauthenticated client shares the proxy's
+	// address: raise this to MaxSessions there). Over the cap: 429.
+	MaxSessionsPerIdentity int
+	// MaxSSEStreams caps the legacy GET /sse streams (each is a session)
+	// open at once; 0 means 1000. Over the cap: 503.
+	MaxSSEStreams int
+	// MaxSSEStreamsPerIdentity caps the legacy SSE streams one caller (as
+	// for MaxSessionsPerIdentity) may hold; 0 means 64. Over the cap: 429.
+	MaxSSEStreamsPerIdentity int
 	// Status feeds /health and /ready; nil reports only {"status":"ok"} and
 	// ready.
 	Status func() Status
@@ -142,6 +164,18 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	}
 	if o.MaxJSONDepth == 0 {
 		o.MaxJSONDepth = DefaultMaxJSONDepth
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxSessionsPerIdentity == 0 {
+		o.MaxSessionsPerIdentity = DefaultMaxSessionsPerIdentity
+	}
+	if o.MaxSSEStreams == 0 {
+		o.MaxSSEStreams = DefaultMaxSSEStreams
+	}
+	if o.MaxSSEStreamsPerIdentity == 0 {
+		o.MaxSSEStreamsPerIdentity = DefaultMaxSSEStreamsPerIdentity
 	}
 	return o
 }
@@ -184,6 +218,10 @@ func (o HTTPOptions) validate() error {
 		n    int
 	}{
 		{"MaxJSONDepth", o.MaxJSONDepth},
+		{"MaxSessions", o.MaxSessions},
+		{"MaxSessionsPerIdentity", o.MaxSessionsPerIdentity},
+		{"MaxSSEStreams", o.MaxSSEStreams},
+		{"MaxSSEStreamsPerIdentity", o.MaxSSEStreamsPerIdentity},
 	} {
 		if n.n < 0 {
 			add("%s is negative (%d): limits cannot be turned off, only raised", n.name, n.n)

@@ -20,9 +20,14 @@ func TestOptionsValidation(t *testing.T) {
 		want []string // fragments, each on its own line of the error
 	}{
 		{"bad listen", transport.HTTPOptions{Listen: "8080"}, []string{`Listen "8080"`}},
-		{"negative values", transport.HTTPOptions{MaxBodyBytes: -1, SessionTimeout: -1, ShutdownTimeout: -1, ReadHeaderTimeout: -1, ReadTimeout: -1, IdleTimeout: -1, MaxJSONDepth: -1}, []string{
+		{"negative values", transport.HTTPOptions{
+			MaxBodyBytes: -1, SessionTimeout: -1, ShutdownTimeout: -1, ReadHeaderTimeout: -1, ReadTimeout: -1, IdleTimeout: -1,
+			MaxJSONDepth: -1, MaxSessions: -1, MaxSessionsPerIdentity: -1, MaxSSEStreams: -1, MaxSSEStreamsPerIdentity: -1,
+		}, []string{
 			"SessionTimeout is negative", "ShutdownTimeout is negative", "ReadHeaderTimeout is negative",
-			"ReadTimeout is negative", "IdleTimeout is negative", "MaxBodyBytes is negative", "MaxJSONDepth is negative",
+			"ReadTimeout is negative", "IdleTimeout is negative", "MaxBodyBytes is negative",
+			"MaxJSONDepth is negative", "MaxSessions is negative", "MaxSessionsPerIdentity is negative",
+			"MaxSSEStreams is negative", "MaxSSEStreamsPerIdentity is negative",
 		}},
 		{"bad keys", transport.HTTPOptions{APIKeys: []string{"ok-key", "", " padded"}}, []string{
 			"APIKeys[1] is empty", "APIKeys[2] has leading or trailing white space",

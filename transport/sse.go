@@ -33,9 +33,13 @@ const (
 // Because results travel on the GET stream, shutdown cannot simply end the
 // stream: drain marks every session and ends each stream once the calls
 // posted to it have been answered.
+//
+// Each stream holds a slot of lim (MaxSSEStreams, MaxSSEStreamsPerIdentity)
+// while it is open.
 type sseHandler struct {
 	server  *mcp.Server
 	maxBody int64
+	lim     *limiter
 	log     *zap.Logger
 
 	mu       sync.Mutex
@@ -43,8 +47,8 @@ type sseHandler struct {
 	sessions map[string]*sseSession
 }
 
-func newSSEHandler(s *mcp.Server, maxBody int64, log *zap.Logger) *sseHandler {
-	return &sseHandler{server: s, maxBody: maxBody, log: log, sessions: make(map[string]*sseSession)}
+func newSSEHandler(s *mcp.Server, maxBody int64, lim *limiter, log *zap.Logger) *sseHandler {
+	return &sseHandler{server: s, maxBody: maxBody, lim: lim, log: log, sessions: make(map[string]*sseSession)}
 }
 
 // sseSession is one GET /sse stream and its in-flight calls.
@@ -65,6 +69,17 @@ func (h *sseHandler) serveStream(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	who := identity(r)
+	release, lerr := h.lim.acquire(who)
+	if lerr != nil {
+		h.log.Debug("SSE stream refused", zap.String("identity", who), zap.Int("status", lerr.status))
+		lerr.write(w)
+		return
+	}
+	defer func() {
+		release()
+		h.log.Debug("SSE stream ended", zap.String("identity", who))
+	}()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 

@@ -1,0 +1,96 @@
+package transport
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+)
+
+// sessionCaps enforces MaxSessions and MaxSessionsPerIdentity on stateful
+// /mcp. go-sdk creates a session for every POST without Mcp-Session-Id and
+// offers no hook for its end, but it tells the session's EventStore both:
+// Open is called while the session is being connected, with the creating
+// request's context, and SessionClosed whenever the session ends (DELETE,
+// idle timeout, failed initialization, or the server closing it). So the
+// cap wraps the event store: a slot is taken before go-sdk sees the POST,
+// bound to the session in Open, and freed in SessionClosed, or as soon as
+// the POST ends if it created no session that outlives it.
+type sessionCaps struct {
+	mcp.EventStore // the store go-sdk uses; Open and SessionClosed are watched
+	lim            *limiter
+	log            *zap.Logger
+
+	mu        sync.Mutex
+	bySession map[string]*sessionSlot
+}
+
+func newSessionCaps(store mcp.EventStore, lim *limiter, log *zap.Logger) *sessionCaps {
+	return &sessionCaps{EventStore: store, lim: lim, log: log, bySession: make(map[string]*sessionSlot)}
+}
+
+// sessionSlot is one reserved place under the cap.
+type sessionSlot struct {
+	who     string
+	release func()
+	bound   bool // guarded by sessionCaps.mu: a session holds it
+}
+
+type sessionSlotKey struct{}
+
+// wrap reserves a slot for each POST that may create a session.
+func (c *sessionCaps) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		who := identity(r)
+		release, lerr := c.lim.acquire(who)
+		if lerr != nil {
+			c.log.Debug("session refused", zap.String("identity", who), zap.Int("status", lerr.status))
+			lerr.write(w)
+			return
+		}
+		slot := &sessionSlot{who: who, release: release}
+		defer func() {
+			c.mu.Lock()
+			bound := slot.bound
+			c.mu.Unlock()
+			if !bound {
+				release() // no session, or one that already ended
+			}
+		}()
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionSlotKey{}, slot)))
+	})
+}
+
+// Open binds the slot of the creating request to the new session.
+func (c *sessionCaps) Open(ctx context.Context, sessionID, streamID string) error {
+	if slot, ok := ctx.Value(sessionSlotKey{}).(*sessionSlot); ok && sessionID != "" {
+		c.mu.Lock()
+		if !slot.bound {
+			slot.bound = true
+			c.bySession[sessionID] = slot
+		}
+		c.mu.Unlock()
+	}
+	return c.EventStore.Open(ctx, sessionID, streamID)
+}
+
+// SessionClosed frees the session's slot.
+func (c *sessionCaps) SessionClosed(ctx context.Context, sessionID string) error {
+	c.mu.Lock()
+	slot := c.bySession[sessionID]
+	delete(c.bySession, sessionID)
+	c.mu.Unlock()
+	if slot != nil {
+		slot.release()
+		c.log.Debug("stateful session ended", zap.String("identity", slot.who))
+	}
+	return c.EventStore.SessionClosed(ctx, sessionID)
+}
+
+var _ mcp.EventStore = (*sessionCaps)(nil)
