@@ -76,21 +76,54 @@ func TestAPIKeys(t *testing.T) {
 	}
 }
 
+// callerModes are the HTTP transports a tool call can arrive on, each with
+// the client credentials in client's headers.
+var callerModes = []struct {
+	name      string
+	stateful  bool
+	transport func(url string, client *http.Client) mcp.Transport
+}{
+	{"stateless", false, func(url string, c *http.Client) mcp.Transport {
+		return &mcp.StreamableClientTransport{Endpoint: url + "/mcp", HTTPClient: c, MaxRetries: -1}
+	}},
+	{"stateful", true, func(url string, c *http.Client) mcp.Transport {
+		return &mcp.StreamableClientTransport{Endpoint: url + "/mcp", HTTPClient: c, MaxRetries: -1}
+	}},
+	{"sse", false, func(url string, c *http.Client) mcp.Transport {
+		return &mcp.SSEClientTransport{Endpoint: url + "/sse", HTTPClient: c}
+	}},
+}
+
 // TestCredentialsNeverReachTools calls a tool that reports what it sees of
-// the request: the inbound credential is gone, the principal is there.
+// the request, on every transport: the inbound credential is gone from the
+// headers, the principal is in TokenInfo.
 func TestCredentialsNeverReachTools(t *testing.T) {
-	for _, stateful := range []bool{false, true} {
+	for _, m := range callerModes {
 		ts := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{
-			Stateful: stateful, APIKeys: []string{keyA, keyB}, AllowAPIKeyHeader: true,
+			Stateful: m.stateful, APIKeys: []string{keyA, keyB}, AllowAPIKeyHeader: true,
 		})
 		for _, h := range []struct{ key, value string }{{"Authorization", "Bearer " + keyB}, {"X-API-Key", keyB}} {
-			tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: clientWithHeader(h.key, h.value), MaxRetries: -1}
-			cs := connect(t, tr, "")
+			cs := connect(t, m.transport(ts.URL, clientWithHeader(h.key, h.value)), "")
 			var got whoamiOut
 			callJSON(t, cs, "whoami", map[string]any{}, &got)
-			if diff := cmp.Diff(whoamiOut{User: "api-key:1"}, got); diff != "" {
-				t.Errorf("stateful=%v, %s: what the tool saw (-want +got):\n%s", stateful, h.key, diff)
+			if diff := cmp.Diff(whoamiOut{SawHeader: true, User: "api-key:1"}, got); diff != "" {
+				t.Errorf("%s, %s: what the tool saw (-want +got):\n%s", m.name, h.key, diff)
 			}
+		}
+	}
+}
+
+// TestUnauthenticatedCallerIsAnonymous checks what a tool sees with auth
+// off: no TokenInfo (an empty user id), on every transport. The remote
+// address is used for the caps but never passed off as a principal.
+func TestUnauthenticatedCallerIsAnonymous(t *testing.T) {
+	for _, m := range callerModes {
+		ts := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{Stateful: m.stateful})
+		cs := connect(t, m.transport(ts.URL, http.DefaultClient), "")
+		var got whoamiOut
+		callJSON(t, cs, "whoami", map[string]any{}, &got)
+		if diff := cmp.Diff(whoamiOut{SawHeader: true}, got); diff != "" {
+			t.Errorf("%s: what the tool saw (-want +got):\n%s", m.name, diff)
 		}
 	}
 }
@@ -239,13 +272,19 @@ func TestJWT(t *testing.T) {
 	}
 
 	t.Run("valid token through the client", func(t *testing.T) {
-		token := jwks.sign(t, claims(nil))
-		tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: clientWithHeader("Authorization", "Bearer "+token), MaxRetries: -1}
-		cs := connect(t, tr, "")
-		var got whoamiOut
-		callJSON(t, cs, "whoami", map[string]any{}, &got)
-		if diff := cmp.Diff(whoamiOut{User: "jwt:" + issuer + "|alice"}, got); diff != "" {
-			t.Errorf("what the tool saw (-want +got):\n%s", diff)
+		// Every transport hands the tool the token's subject and scopes.
+		for _, m := range callerModes {
+			ms := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{
+				Stateful: m.stateful, JWKSURL: jwks.URL, JWTIssuer: issuer, JWTAudience: audience,
+			})
+			token := jwks.sign(t, claims(func(c jwt.MapClaims) { c["scope"] = "tools:call items:read" }))
+			cs := connect(t, m.transport(ms.URL, clientWithHeader("Authorization", "Bearer "+token)), "")
+			var got whoamiOut
+			callJSON(t, cs, "whoami", map[string]any{}, &got)
+			want := whoamiOut{SawHeader: true, User: "jwt:" + issuer + "|alice", Scopes: []string{"tools:call", "items:read"}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: what the tool saw (-want +got):\n%s", m.name, diff)
+			}
 		}
 	})
 

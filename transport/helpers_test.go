@@ -41,9 +41,11 @@ type slowOut struct {
 
 // whoamiOut reports what a tool handler can see of the inbound request.
 type whoamiOut struct {
-	SawAuthorization bool   `json:"sawAuthorization"`
-	SawAPIKey        bool   `json:"sawApiKey"`
-	User             string `json:"user"`
+	SawAuthorization bool     `json:"sawAuthorization"`
+	SawAPIKey        bool     `json:"sawApiKey"`
+	SawHeader        bool     `json:"sawHeader,omitempty"` // RequestExtra.Header is set
+	User             string   `json:"user"`
+	Scopes           []string `json:"scopes,omitempty"`
 }
 
 // gate coordinates the "slow" tool with a test: the tool signals started,
@@ -86,8 +88,10 @@ func newMCPServer(g *gate) *mcp.Server {
 			if req.Extra != nil {
 				out.SawAuthorization = req.Extra.Header.Get("Authorization") != ""
 				out.SawAPIKey = req.Extra.Header.Get("X-API-Key") != ""
+				out.SawHeader = req.Extra.Header != nil
 				if req.Extra.TokenInfo != nil {
 					out.User = req.Extra.TokenInfo.UserID
+					out.Scopes = req.Extra.TokenInfo.Scopes
 				}
 			}
 			return nil, out, nil

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -35,7 +36,10 @@ const (
 // posted to it have been answered.
 //
 // Each stream holds a slot of lim (MaxSSEStreams, MaxSSEStreamsPerIdentity)
-// while it is open.
+// while it is open. go-sdk's SSE transport gives handlers no
+// mcp.RequestExtra, so serveMessage records, for each message posted, the
+// caller's auth.TokenInfo and headers, and sseConn attaches them as the
+// message is read: tool handlers see req.Extra.TokenInfo as on /mcp.
 type sseHandler struct {
 	server  *mcp.Server
 	maxBody int64
@@ -60,6 +64,8 @@ type sseSession struct {
 	mu       sync.Mutex
 	pending  map[jsonrpc.ID]struct{} // calls posted and not yet answered
 	draining bool
+	extras   map[jsonrpc.ID]*mcp.RequestExtra // per call posted, until go-sdk reads it
+	latest   *mcp.RequestExtra                // of the last message posted, for notifications
 }
 
 // serveStream handles GET /sse.
@@ -84,7 +90,7 @@ func (h *sseHandler) serveStream(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	id := rand.Text()
-	sess := &sseSession{end: cancel, pending: make(map[jsonrpc.ID]struct{})}
+	sess := &sseSession{end: cancel, pending: make(map[jsonrpc.ID]struct{}), extras: make(map[jsonrpc.ID]*mcp.RequestExtra)}
 	if p, ok := principalFrom(r.Context()); ok {
 		sess.user = p.id
 	}
@@ -112,7 +118,7 @@ func (h *sseHandler) serveStream(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("Cache-Control", "no-cache, no-transform")
 	hdr.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 
-	tr := &sseTransport{SSEServerTransport: sess.transport}
+	tr := &sseTransport{SSEServerTransport: sess.transport, sess: sess}
 	ss, err := h.server.Connect(ctx, tr, nil) // writes the endpoint event
 	if err != nil {
 		h.log.Warn("opening SSE session failed", zap.Error(err))
@@ -137,16 +143,38 @@ func (h *sseHandler) serveStream(w http.ResponseWriter, r *http.Request) {
 }
 
 // sseTransport keeps the connection that mcp.SSEServerTransport returns, so
-// that serveStream can close it directly.
+// that serveStream can close it directly, and wraps it to attach each
+// message's mcp.RequestExtra.
 type sseTransport struct {
 	*mcp.SSEServerTransport
+	sess *sseSession
 	conn mcp.Connection
 }
 
 func (t *sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	conn, err := t.SSEServerTransport.Connect(ctx)
-	t.conn = conn
-	return conn, err
+	if err != nil {
+		return nil, err
+	}
+	t.conn = &sseConn{Connection: conn, sess: t.sess}
+	return t.conn, nil
+}
+
+// sseConn attaches to each request it reads what serveMessage recorded of
+// the POST that carried it.
+type sseConn struct {
+	mcp.Connection
+	sess *sseSession
+}
+
+func (c *sseConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Extra == nil {
+		if extra := c.sess.takeExtra(req); extra != nil {
+			req.Extra = extra
+		}
+	}
+	return msg, err
 }
 
 // serveMessage handles POST /messages?sessionId=ID.
@@ -198,11 +226,44 @@ func (h *sseHandler) serveMessage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "server is shutting down", http.StatusServiceUnavailable)
 		return
 	}
+	sess.putExtra(call, &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header})
 	sw := &statusWriter{ResponseWriter: w}
 	sess.transport.ServeHTTP(sw, r)
 	if call.IsValid() && sw.status != http.StatusAccepted {
 		sess.done(call) // not queued: no answer will come
+		sess.dropExtra(call)
 	}
+}
+
+// putExtra records what a tool handler may see of the POST carrying call
+// (an invalid ID for a notification or a response).
+func (s *sseSession) putExtra(call jsonrpc.ID, extra *mcp.RequestExtra) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if call.IsValid() {
+		s.extras[call] = extra
+	}
+	s.latest = extra
+}
+
+func (s *sseSession) dropExtra(call jsonrpc.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.extras, call)
+}
+
+// takeExtra returns the extra recorded for req: its own for a call; for a
+// notification the latest one posted, which belongs to the same principal
+// (serveMessage refuses any other).
+func (s *sseSession) takeExtra(req *jsonrpc.Request) *mcp.RequestExtra {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if req.IsCall() {
+		extra := s.extras[req.ID]
+		delete(s.extras, req.ID)
+		return extra
+	}
+	return s.latest
 }
 
 // begin records an in-flight call; it refuses new calls while draining.
