@@ -15,11 +15,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/limit"
 	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
+	"github.com/mcpbridge/mcpbridge/bridge/observe"
 	"github.com/mcpbridge/mcpbridge/transport"
 )
 
@@ -116,6 +119,9 @@ type app struct {
 
 	clientOnce sync.Once
 	client     bridge.Doer // see upstreamClient
+
+	metrics *observe.Metrics // nil until newRuntime
+	rt      *bridge.Runtime  // nil until newRuntime
 }
 
 // retries maps the user's count (0 disables) to UpstreamOptions (0 means
@@ -127,15 +133,59 @@ func retries(n int) int {
 	return n
 }
 
+// middlewares is the call chain, outermost first: metrics (so refusals are
+// counted and durations include queueing), the usage record, then the
+// concurrency limit.
+func (a *app) middlewares() ([]bridge.Middleware, error) {
+	m, err := observe.NewMetrics(prometheus.NewRegistry(), version)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	a.metrics = m
+	uo := observe.UsageOptions{LogArguments: a.cfg.LogArguments}
+	if uo.LogArguments {
+		uo.Redact = a.redactArguments
+	}
+	maxQueue := a.cfg.MaxQueue
+	if maxQueue == 0 {
+		maxQueue = -1 // limit.Options: negative is no queue
+	}
+	return []bridge.Middleware{
+		m.Middleware(),
+		observe.Usage(a.log, uo),
+		limit.Concurrency(limit.Options{MaxInFlight: a.cfg.MaxConcurrency, MaxQueue: maxQueue}),
+	}, nil
+}
+
+// redactArguments passes logged arguments through the served catalog's
+// sanitizer (credentials included).
+func (a *app) redactArguments(s string) string {
+	if a.rt == nil {
+		return "(redacted)"
+	}
+	red := a.rt.Catalog().Redactor()
+	if out, err := red.RedactJSON(nil, []byte(s)); err == nil {
+		return string(out)
+	}
+	return red.RedactString(s)
+}
+
 // newRuntime puts the catalog behind the runtime and the MCP server.
-func (a *app) newRuntime(bt *built) (*bridge.Runtime, *mcpx.Server) {
-	rt := bridge.NewRuntime(bt.cat)
+func (a *app) newRuntime(bt *built) (*bridge.Runtime, *mcpx.Server, error) {
+	mws, err := a.middlewares()
+	if err != nil {
+		return nil, nil, err
+	}
+	rt := bridge.NewRuntime(bt.cat, mws...)
+	a.rt = rt
+	a.metrics.SetTools(bt.cat.Len())
+	rt.OnSwap(func(_, cur *bridge.Catalog) { a.metrics.SetTools(cur.Len()) })
 	title := ""
 	if t := bt.cat.PingInfo().SpecTitle; t != "" {
 		title = "mcpbridge: " + t
 	}
 	srv := mcpx.New(rt, mcpx.Options{Version: version, Title: title, Logger: slogFor(a.log), Log: a.log})
-	return rt, srv
+	return rt, srv, nil
 }
 
 func (a *app) serve(ctx context.Context) error {
@@ -147,7 +197,10 @@ func (a *app) serve(ctx context.Context) error {
 }
 
 func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error {
-	rt, srv := a.newRuntime(bt)
+	rt, srv, err := a.newRuntime(bt)
+	if err != nil {
+		return err
+	}
 	// The parsed spec is garbage from here on (tools hold only their
 	// prepared plans): return its memory to the OS before serving, so idle
 	// RSS reflects the tools, not the document they came from.
@@ -161,6 +214,13 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 	defer stop()
 	watched := rl.watch(ctx)
 	defer func() { stop(); <-watched }()
+	if a.cfg.MetricsListen != "" {
+		served, err := a.serveMetrics(ctx)
+		if err != nil {
+			return err
+		}
+		defer func() { stop(); <-served }()
+	}
 
 	if a.cfg.Transport == "http" {
 		opts, err := a.httpOptions(rt, upstream)
@@ -232,7 +292,10 @@ func (a *app) tools(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, srv := a.newRuntime(bt)
+	_, srv, err := a.newRuntime(bt)
+	if err != nil {
+		return err
+	}
 	defs, err := mcpx.ListTools(ctx, srv.MCP(), version)
 	if err != nil {
 		return err

@@ -233,6 +233,7 @@ func (a *app) bridgeOptions() bridge.Options {
 		Timeout:              cfg.Timeout,
 		MaxResponseBytes:     cfg.MaxResponseBytes,
 		MaxArgumentBytes:     cfg.MaxArgumentBytes,
+		Tools:                cfg.Tools,
 		MaxOutputSchemaBytes: outputSchemaLimit(cfg.MaxOutputSchema),
 		VerifySchemas:        cfg.Stats,
 		Version:              version,

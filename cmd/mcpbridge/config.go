@@ -44,6 +44,12 @@ type Config struct {
 	MaxResponseBytes int64         `mapstructure:"max-response-bytes"`
 	MaxOutputSchema  int           `mapstructure:"max-output-schema-bytes"`
 	MaxArgumentBytes int64         `mapstructure:"max-argument-bytes"`
+	MaxConcurrency   int           `mapstructure:"max-concurrency"`
+	MaxQueue         int           `mapstructure:"max-queue"`
+	Tools            string        `mapstructure:"tools"`
+	MetricsListen    string        `mapstructure:"metrics-listen"`
+	LogArguments     bool          `mapstructure:"log-arguments"`
+	REST             bool          `mapstructure:"rest"`
 
 	// Sanitizer.
 	RedactKeys     []string `mapstructure:"redact-keys"`
@@ -109,6 +115,12 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Int("retries", 2, "retries for idempotent calls on connection errors, 429, 502, 503, 504 (0 disables)")
 	fs.Int64("max-response-bytes", 10<<20, "size limit for an upstream response body")
 	fs.Int64("max-argument-bytes", 8<<20, "largest tool-call arguments accepted (JSON bytes)")
+	fs.Int("max-concurrency", 64, "upstream calls in flight at once; more wait in a queue (-1: no limit)")
+	fs.Int("max-queue", 256, "calls waiting for a free slot; beyond, a call is refused as busy (0: no queue)")
+	fs.String("tools", "all", "tool mode: all (one tool per operation), dynamic (search/describe/call meta-tools), hybrid (pinned operations and the meta-tools)")
+	fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on this address (HTTP mode also serves them on --listen)")
+	fs.Bool("log-arguments", false, "include call arguments (redacted) in the usage record of each call")
+	fs.Bool("rest", false, "HTTP: also serve the REST facade under /api/tools")
 	fs.Int("max-output-schema-bytes", 4096, "leave out output schemas larger than this (-1: no limit, 0: none at all)")
 	fs.StringArray("redact-key", nil, "extra field name whose value is redacted (repeatable)")
 	fs.StringArray("redact-pattern", nil, "extra regular expression redacted inside strings (repeatable)")
@@ -265,6 +277,19 @@ func (c *Config) Validate(cmd string) error {
 	}
 	if c.Retries < 0 {
 		add("--retries must not be negative")
+	}
+	switch c.Tools {
+	case "all", "dynamic", "hybrid":
+	default:
+		add("--tools must be all, dynamic or hybrid, not %q", c.Tools)
+	}
+	if c.MetricsListen != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
+			add("--metrics-listen %q: %v", c.MetricsListen, err)
+		}
+	}
+	if c.MaxConcurrency == 0 || c.MaxConcurrency < -1 || c.MaxQueue < 0 {
+		add("--max-concurrency must be positive or -1 (no limit), --max-queue 0 or more")
 	}
 	if c.SpecRefresh < 0 || (c.SpecRefresh > 0 && c.SpecRefresh < time.Second) {
 		add("--spec-refresh must be 0 (off) or at least 1s, not %s", c.SpecRefresh)

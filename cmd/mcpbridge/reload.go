@@ -54,6 +54,7 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	if !degraded && r.unchanged(ctx) {
 		r.lastErr = ""
 		r.rt.NoteReload("unchanged")
+		r.count("unchanged")
 		a.log.Debug("reload: spec and whitelist unchanged", zap.String("trigger", why))
 		return reloadUnchanged
 	}
@@ -62,6 +63,7 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 		r.lastErr = ""
 		r.cur.validator = in.validator
 		r.rt.NoteReload("unchanged")
+		r.count("unchanged")
 		a.log.Debug("reload: spec and whitelist unchanged", zap.String("trigger", why))
 		return reloadUnchanged
 	}
@@ -80,6 +82,7 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 			}
 		}
 		r.rt.NoteReload("failed: " + msg)
+		r.count("failed")
 		return reloadFailed
 	}
 	r.lastErr = ""
@@ -88,8 +91,16 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	bt.spec = nil
 	old := r.rt.Swap(bt.cat)
 	r.rt.NoteReload("ok")
+	r.count("ok")
 	a.log.Info("tools reloaded", zap.String("trigger", why), zap.Int("tools", bt.cat.Len()), zap.Int("previous", old.Len()), zap.Bool("recovered", old.Degraded() != ""), zap.Bool("cached", bt.cached))
 	return reloadSwapped
+}
+
+// count records a reload's result in mcpbridge_spec_reloads_total.
+func (r *reloader) count(result string) {
+	if m := r.a.metrics; m != nil {
+		m.Reload(result)
+	}
 }
 
 // unchanged reports, without reading more than it must, that neither the

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// serveMetrics serves /metrics on --metrics-listen until ctx is done; the
+// returned channel closes once the server has stopped.
+func (a *app) serveMetrics(ctx context.Context) (<-chan struct{}, error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", a.cfg.MetricsListen)
+	if err != nil {
+		return nil, fmt.Errorf("listening on --metrics-listen %s: %w", a.cfg.MetricsListen, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", a.metrics.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.log.Error("metrics server stopped", zap.Error(err))
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx) // a scrape cut short is harmless
+	}()
+	a.log.Info("metrics listening", zap.String("url", "http://"+ln.Addr().String()+"/metrics"))
+	return done, nil
+}
