@@ -33,6 +33,7 @@ type authenticator struct {
 	allowKeyHeader bool
 	jwt            *jwtVerifier // nil without JWKSURL
 	resourceURL    string       // HTTPOptions.ResourceURL; "" derives it per request
+	advertise      bool         // HTTPOptions.advertiseOAuth: 401s name the RFC 9728 metadata
 
 	// bind stores the principal where go-sdk looks for it; see bindPrincipal.
 	bind func(http.Handler) http.Handler
@@ -43,6 +44,7 @@ func newAuthenticator(o HTTPOptions, jwt *jwtVerifier) *authenticator {
 		allowKeyHeader: o.AllowAPIKeyHeader,
 		jwt:            jwt,
 		resourceURL:    o.ResourceURL,
+		advertise:      o.advertiseOAuth(),
 	}
 	for _, k := range o.APIKeys {
 		a.keys = append(a.keys, sha256.Sum256([]byte(k)))
@@ -100,17 +102,27 @@ func (a *authenticator) matchKey(candidate string) (principal, bool) {
 	return principal{id: fmt.Sprintf("api-key:%d", match)}, true
 }
 
-// challenge answers 401 with the RFC 9728 / RFC 6750 WWW-Authenticate header.
+// challenge answers 401 with the RFC 6750 WWW-Authenticate header. It names
+// the RFC 9728 metadata (resource_metadata) only when an authorization
+// server stands behind the bridge: MCP clients such as the Inspector start an
+// OAuth flow when they see it, which cannot succeed with API keys alone.
 //
 // The request body, if any, has not been read: the connection is closed after
 // the answer, so that net/http sends it at once instead of first draining a
 // body that may never come.
 func (a *authenticator) challenge(w http.ResponseWriter, r *http.Request, e *authError) {
-	params := []string{fmt.Sprintf("resource_metadata=%q", metadataURL(a.resource(r)))}
+	var params []string
+	if a.advertise {
+		params = append(params, fmt.Sprintf("resource_metadata=%q", metadataURL(a.resource(r))))
+	}
 	if e.code != "" {
 		params = append(params, fmt.Sprintf("error=%q", e.code), fmt.Sprintf("error_description=%q", e.desc))
 	}
-	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
+	challenge := "Bearer"
+	if len(params) > 0 {
+		challenge += " " + strings.Join(params, ", ")
+	}
+	w.Header().Set("WWW-Authenticate", challenge)
 	closeUnreadBody(w, r)
 	http.Error(w, "Unauthorized: "+e.desc, http.StatusUnauthorized)
 }

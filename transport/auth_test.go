@@ -24,10 +24,15 @@ const (
 	keyB = "test-key-bravo-9876543210"
 )
 
-// TestAPIKeys checks where keys are accepted and the 401 answers.
+// TestAPIKeys checks where keys are accepted and the 401 answers. With API
+// keys alone no authorization server exists, so the challenge must not send
+// clients to RFC 9728 metadata (and into an OAuth flow that cannot work).
 func TestAPIKeys(t *testing.T) {
 	ts := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{APIKeys: []string{keyA, keyB}, AllowAPIKeyHeader: true})
 	noHeader := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{APIKeys: []string{keyA}})
+	withAS := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{
+		APIKeys: []string{keyA}, AuthorizationServers: []string{"https://auth.example.com"},
+	})
 	metadata := func(url string) string {
 		return `Bearer resource_metadata="` + url + `/.well-known/oauth-protected-resource/mcp"`
 	}
@@ -38,18 +43,21 @@ func TestAPIKeys(t *testing.T) {
 		wantStatus  int
 		wantWWWAuth string // exact header; "" means none
 	}{
-		{"no credential", ts.URL, nil, 401, metadata(ts.URL)},
+		{"no credential", ts.URL, nil, 401, "Bearer"},
 		{"wrong key", ts.URL, map[string]string{"Authorization": "Bearer wrong"}, 401,
-			metadata(ts.URL) + `, error="invalid_token", error_description="unknown API key or invalid token"`},
-		{"basic scheme", ts.URL, map[string]string{"Authorization": "Basic " + keyA}, 401, metadata(ts.URL)},
+			`Bearer error="invalid_token", error_description="unknown API key or invalid token"`},
+		{"basic scheme", ts.URL, map[string]string{"Authorization": "Basic " + keyA}, 401, "Bearer"},
 		{"first key", ts.URL, map[string]string{"Authorization": "Bearer " + keyA}, 200, ""},
 		{"second key, lower-case scheme", ts.URL, map[string]string{"Authorization": "bearer " + keyB}, 200, ""},
 		{"prefix of a key", ts.URL, map[string]string{"Authorization": "Bearer " + keyA[:10]}, 401,
-			metadata(ts.URL) + `, error="invalid_token", error_description="unknown API key or invalid token"`},
+			`Bearer error="invalid_token", error_description="unknown API key or invalid token"`},
 		{"X-API-Key when allowed", ts.URL, map[string]string{"X-API-Key": keyB}, 200, ""},
 		{"wrong X-API-Key", ts.URL, map[string]string{"X-API-Key": "wrong"}, 401,
-			metadata(ts.URL) + `, error="invalid_token", error_description="unknown API key"`},
-		{"X-API-Key when not allowed", noHeader.URL, map[string]string{"X-API-Key": keyA}, 401, metadata(noHeader.URL)},
+			`Bearer error="invalid_token", error_description="unknown API key"`},
+		{"X-API-Key when not allowed", noHeader.URL, map[string]string{"X-API-Key": keyA}, 401, "Bearer"},
+		{"no credential, authorization server configured", withAS.URL, nil, 401, metadata(withAS.URL)},
+		{"wrong key, authorization server configured", withAS.URL, map[string]string{"Authorization": "Bearer wrong"}, 401,
+			metadata(withAS.URL) + `, error="invalid_token", error_description="unknown API key or invalid token"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,12 +160,17 @@ func TestSessionBoundToPrincipal(t *testing.T) {
 }
 
 // TestProtectedResourceMetadata checks the RFC 9728 documents and the
-// metadata URL of the challenge, derived and configured.
+// metadata URL of the challenge, derived and configured, and that neither
+// exists without an authorization server.
 func TestProtectedResourceMetadata(t *testing.T) {
 	derived := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{
 		APIKeys: []string{keyA}, AuthorizationServers: []string{"https://auth.example.com"},
 	})
 	configured := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{
+		APIKeys: []string{keyA}, ResourceURL: "https://bridge.example.com/api/mcp",
+		AuthorizationServers: []string{"https://auth.example.com"},
+	})
+	keysOnly := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{
 		APIKeys: []string{keyA}, ResourceURL: "https://bridge.example.com/api/mcp",
 	})
 	type doc struct {
@@ -176,10 +189,11 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		{"mcp suffix", derived.URL + "/.well-known/oauth-protected-resource/mcp", 200,
 			doc{derived.URL + "/mcp", []string{"https://auth.example.com"}, []string{"header"}}},
 		{"configured resource", configured.URL + "/.well-known/oauth-protected-resource", 200,
-			doc{"https://bridge.example.com/api/mcp", nil, []string{"header"}}},
+			doc{"https://bridge.example.com/api/mcp", []string{"https://auth.example.com"}, []string{"header"}}},
 		{"configured resource path suffix", configured.URL + "/.well-known/oauth-protected-resource/api/mcp", 200,
-			doc{"https://bridge.example.com/api/mcp", nil, []string{"header"}}},
+			doc{"https://bridge.example.com/api/mcp", []string{"https://auth.example.com"}, []string{"header"}}},
 		{"other suffix", derived.URL + "/.well-known/oauth-protected-resource/other", 404, doc{}},
+		{"API keys without authorization server", keysOnly.URL + "/.well-known/oauth-protected-resource", 404, doc{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,10 +217,14 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		})
 	}
 
-	resp, _ := do(t, rpc(t, "POST", configured.URL+"/mcp", initializeBody, nil))
-	want := `Bearer resource_metadata="https://bridge.example.com/.well-known/oauth-protected-resource/api/mcp"`
-	if got := resp.Header.Get("WWW-Authenticate"); got != want {
-		t.Errorf("WWW-Authenticate = %q; want %q", got, want)
+	for url, want := range map[string]string{
+		configured.URL: `Bearer resource_metadata="https://bridge.example.com/.well-known/oauth-protected-resource/api/mcp"`,
+		keysOnly.URL:   `Bearer`,
+	} {
+		resp, _ := do(t, rpc(t, "POST", url+"/mcp", initializeBody, nil))
+		if got := resp.Header.Get("WWW-Authenticate"); got != want {
+			t.Errorf("WWW-Authenticate = %q; want %q", got, want)
+		}
 	}
 }
 

@@ -17,13 +17,18 @@ type readyBody struct {
 }
 
 // healthHandler serves GET /health: liveness, always 200 while the process
-// serves, with what the process reports about itself. Unauthenticated, so
-// status must hold nothing secret (the upstream base URL is not).
-func healthHandler(status func() Status) http.Handler {
-	return getOnly(func(w http.ResponseWriter, _ *http.Request) {
+// serves, with what the process reports about itself. It needs no
+// credential, so that probes work, but the upstream base URL (which maps
+// the private network behind the bridge) is shown only to a caller that
+// authenticated: authenticated reports whether r did, or auth is off.
+func healthHandler(status func() Status, authenticated func(*http.Request) bool) http.Handler {
+	return getOnly(func(w http.ResponseWriter, r *http.Request) {
 		body := healthBody{State: "ok"}
 		if status != nil {
 			st := status()
+			if st.UpstreamBaseURL != "" && !authenticated(r) {
+				st.UpstreamBaseURL = ""
+			}
 			body.Status = &st
 		}
 		writeJSON(w, http.StatusOK, body)

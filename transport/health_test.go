@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -12,7 +13,8 @@ import (
 )
 
 // TestHealthAndReady checks the /health document and that /ready follows
-// Status().Ready, without credentials even when auth is on.
+// Status().Ready, without credentials even when auth is on; the upstream URL
+// is shown only to an authenticated caller.
 func TestHealthAndReady(t *testing.T) {
 	var ready atomic.Bool
 	status := func() transport.Status {
@@ -23,9 +25,9 @@ func TestHealthAndReady(t *testing.T) {
 	}
 	ts := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{Status: status, APIKeys: []string{keyA}})
 
-	get := func(path string) (int, map[string]any) {
+	get := func(path string, header map[string]string) (int, map[string]any) {
 		t.Helper()
-		resp, body := do(t, rpc(t, "GET", ts.URL+path, "", nil))
+		resp, body := do(t, rpc(t, "GET", ts.URL+path, "", header))
 		if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("GET %s Content-Type = %q; want application/json", path, ct)
 		}
@@ -36,16 +38,30 @@ func TestHealthAndReady(t *testing.T) {
 		return resp.StatusCode, doc
 	}
 
-	code, doc := get("/health")
 	want := map[string]any{
-		"status": "ok", "version": "v1.2.3", "transport": "http", "upstream_base_url": "https://api.example.com/v1",
+		"status": "ok", "version": "v1.2.3", "transport": "http",
 		"tools": 7.0, "degraded": true, "ready": false,
 	}
-	if code != http.StatusOK {
-		t.Errorf("GET /health = %d; want 200", code)
-	}
-	if diff := cmp.Diff(want, doc); diff != "" {
-		t.Errorf("/health mismatch (-want +got):\n%s", diff)
+	for _, c := range []struct {
+		name     string
+		header   map[string]string
+		upstream bool
+	}{
+		{"no credential", nil, false},
+		{"wrong key", map[string]string{"Authorization": "Bearer wrong"}, false},
+		{"valid key", map[string]string{"Authorization": "Bearer " + keyA}, true},
+	} {
+		code, doc := get("/health", c.header)
+		if code != http.StatusOK {
+			t.Errorf("GET /health, %s = %d; want 200", c.name, code)
+		}
+		w := maps.Clone(want)
+		if c.upstream {
+			w["upstream_base_url"] = "https://api.example.com/v1"
+		}
+		if diff := cmp.Diff(w, doc); diff != "" {
+			t.Errorf("/health, %s mismatch (-want +got):\n%s", c.name, diff)
+		}
 	}
 
 	for _, step := range []struct {
@@ -53,13 +69,29 @@ func TestHealthAndReady(t *testing.T) {
 		code  int
 	}{{false, http.StatusServiceUnavailable}, {true, http.StatusOK}} {
 		ready.Store(step.ready)
-		code, doc := get("/ready")
+		code, doc := get("/ready", nil)
 		if code != step.code {
 			t.Errorf("GET /ready with Ready=%v = %d; want %d", step.ready, code, step.code)
 		}
 		if diff := cmp.Diff(map[string]any{"ready": step.ready}, doc); diff != "" {
 			t.Errorf("/ready mismatch (-want +got):\n%s", diff)
 		}
+	}
+}
+
+// TestHealthWithoutAuthShowsUpstream checks that with auth off (a loopback
+// listener) the upstream URL is shown to anyone who passes the Host and
+// Origin checks.
+func TestHealthWithoutAuthShowsUpstream(t *testing.T) {
+	status := func() transport.Status { return transport.Status{UpstreamBaseURL: "http://10.0.0.5/api", Ready: true} }
+	ts := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{Status: status})
+	resp, body := do(t, rpc(t, "GET", ts.URL+"/health", "", nil))
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /health = %d %q (%v); want 200 and JSON", resp.StatusCode, body, err)
+	}
+	if got := doc["upstream_base_url"]; got != "http://10.0.0.5/api" {
+		t.Errorf("upstream_base_url = %v; want http://10.0.0.5/api", got)
 	}
 }
 

@@ -30,14 +30,17 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root
 //	/mcp                                       streamable HTTP (go-sdk)
 //	GET /sse, POST /messages?sessionId=ID      legacy HTTP+SSE (2024-11-05)
 //	GET /health, GET /ready                    liveness and readiness
-//	/.well-known/oauth-protected-resource[/mcp] RFC 9728 metadata, with auth
+//	/.well-known/oauth-protected-resource[/mcp] RFC 9728 metadata, when an
+//	                                           authorization server is configured
 //
 // Every request with a body gets ReadTimeout to deliver it (408 after). The
 // MCP routes (/mcp, /sse, /messages) then pass, in order: the DNS-rebinding
 // Host check, the Origin check (403) and CORS, authentication (401, sent
 // before any body is read), removal of the credential headers, the body
 // check (POST: 413, 400), the session and stream caps (429, 503), and the
-// keepalive writer. The other routes are unauthenticated.
+// keepalive writer. /health and /ready pass the same Host and Origin checks
+// but need no credential; /health shows the upstream URL only to an
+// authenticated caller when auth is on. The metadata is public.
 //
 // Listen (or Listener) is read only to decide whether a configuration
 // without credentials is loopback-only. When JWKSURL is set, the JWKS is
@@ -109,9 +112,9 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, h.streams.track(caps(keepAlive(o.KeepAlive, streamable))))))
 	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, http.HandlerFunc(h.sse.serveStream))))
 	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, http.HandlerFunc(h.sse.serveMessage))))
-	h.mux.Handle("/health", healthHandler(o.Status))
-	h.mux.Handle("/ready", readyHandler(o.Status))
-	if authn != nil {
+	h.mux.Handle("/health", g.screened(healthHandler(o.Status, g.authenticated)))
+	h.mux.Handle("/ready", g.screened(readyHandler(o.Status)))
+	if authn != nil && o.advertiseOAuth() {
 		meta := authn.metadataHandler(o.AuthorizationServers)
 		h.mux.Handle(wellKnownPRM, meta)
 		h.mux.Handle(wellKnownPRM+"/", meta)
@@ -146,20 +149,8 @@ type guard struct {
 
 func (g guard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !hostAllowed(r) {
-			g.reject(r, "host not allowed on a loopback listener")
-			closeUnreadBody(w, r)
-			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+		if !g.screen(w, r) {
 			return
-		}
-		if !g.origins.allow(r) {
-			g.reject(r, "origin not allowed")
-			closeUnreadBody(w, r)
-			http.Error(w, "Forbidden: origin not allowed", http.StatusForbidden)
-			return
-		}
-		if cors(w, r) {
-			return // preflight answered; browsers send no credentials on it
 		}
 		if g.auth == nil {
 			next.ServeHTTP(w, stripCredentials(r))
@@ -173,6 +164,44 @@ func (g guard) wrap(next http.Handler) http.Handler {
 		}
 		g.auth.bindPrincipal(w, stripCredentials(r), p, next)
 	})
+}
+
+// screened applies the Host and Origin checks (and CORS) of the MCP routes
+// to a route that needs no credential.
+func (g guard) screened(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if g.screen(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// screen runs the DNS-rebinding Host check, the Origin check and CORS. It
+// reports whether the request goes on; if not, it has been answered.
+func (g guard) screen(w http.ResponseWriter, r *http.Request) bool {
+	if !hostAllowed(r) {
+		g.reject(r, "host not allowed on a loopback listener")
+		closeUnreadBody(w, r)
+		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+		return false
+	}
+	if !g.origins.allow(r) {
+		g.reject(r, "origin not allowed")
+		closeUnreadBody(w, r)
+		http.Error(w, "Forbidden: origin not allowed", http.StatusForbidden)
+		return false
+	}
+	return !cors(w, r) // a preflight is answered; browsers send no credentials on it
+}
+
+// authenticated reports whether r carries a valid credential, or auth is
+// off.
+func (g guard) authenticated(r *http.Request) bool {
+	if g.auth == nil {
+		return true
+	}
+	_, err := g.auth.authenticate(r)
+	return err == nil
 }
 
 // reject logs a refused request at debug level, without any header value.

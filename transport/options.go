@@ -185,6 +185,13 @@ func (o HTTPOptions) authConfigured() bool {
 	return len(o.APIKeys) > 0 || o.JWKSURL != ""
 }
 
+// advertiseOAuth reports whether an authorization server stands behind the
+// bridge, so that a 401 may send clients to the RFC 9728 metadata and an
+// OAuth flow. Static API keys alone have no such server.
+func (o HTTPOptions) advertiseOAuth() bool {
+	return len(o.AuthorizationServers) > 0 || o.JWKSURL != ""
+}
+
 // validate reports every problem in o at once. o has its defaults applied.
 func (o HTTPOptions) validate() error {
 	var errs []error

@@ -42,7 +42,10 @@ func TestOrigin(t *testing.T) {
 		{"opaque origin", "POST", defaults.URL + "/mcp", with(nil, "Origin", "null"), 403, ""},
 		{"localhost origin by default", "POST", defaults.URL + "/mcp", with(nil, "Origin", "http://localhost:6274"), 200, "http://localhost:6274"},
 		{"own host by default", "POST", defaults.URL + "/mcp", with(nil, "Origin", defaults.URL), 200, defaults.URL},
-		{"health ignores Origin", "GET", defaults.URL + "/health", with(nil, "Origin", "https://evil.example"), 200, ""},
+		{"foreign origin on /health", "GET", defaults.URL + "/health", with(nil, "Origin", "https://evil.example"), 403, ""},
+		{"foreign origin on /ready", "GET", defaults.URL + "/ready", with(nil, "Origin", "https://evil.example"), 403, ""},
+		{"localhost origin on /health", "GET", defaults.URL + "/health", with(nil, "Origin", "http://localhost:6274"), 200, "http://localhost:6274"},
+		{"listed origin on /health needs no credential", "GET", listed.URL + "/health", with(nil, "Origin", "https://app.example.com"), 200, "https://app.example.com"},
 		{"listed origin", "POST", listed.URL + "/mcp", with(auth, "Origin", "https://app.example.com"), 200, "https://app.example.com"},
 		{"listed origin without credential", "POST", listed.URL + "/mcp", with(nil, "Origin", "https://app.example.com"), 401, "https://app.example.com"},
 		{"localhost not listed", "POST", listed.URL + "/mcp", with(auth, "Origin", "http://localhost:6274"), 403, ""},
@@ -52,6 +55,8 @@ func TestOrigin(t *testing.T) {
 			"Access-Control-Request-Headers", "authorization, content-type, mcp-protocol-version"), 204, "https://app.example.com"},
 		{"rebinding Host on /mcp", "POST", defaults.URL + "/mcp", with(nil, "Host", "evil.example"), 403, ""},
 		{"rebinding Host on /sse", "GET", defaults.URL + "/sse", with(nil, "Host", "evil.example"), 403, ""},
+		{"rebinding Host on /health", "GET", defaults.URL + "/health", with(nil, "Host", "evil.example"), 403, ""},
+		{"rebinding Host on /ready", "GET", defaults.URL + "/ready", with(nil, "Host", "evil.example"), 403, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
