@@ -4,13 +4,25 @@
 //
 // Its one job is the wire: routing, the HTTP contract (202 for notifications,
 // 400 with a JSON-RPC parse error for malformed JSON, 405 with Allow, 404 for
-// unknown sessions, 413 past the body limit), Origin and Host validation,
-// inbound authentication (static API keys or JWTs verified against a JWKS),
-// RFC 9728 protected resource metadata, SSE keepalive comments, /health and
-// /ready, and graceful shutdown. The protocol itself (JSON-RPC framing,
-// sessions, SSE events) is go-sdk's: this package composes
+// unknown sessions, 408 for a body that does not arrive, 413 past the body
+// limit, 429 and 503 past the session and stream caps), Origin and Host
+// validation, inbound authentication (static API keys or JWTs verified
+// against a JWKS), RFC 9728 protected resource metadata, SSE keepalive
+// comments, /health and /ready, and graceful shutdown. The protocol itself
+// (JSON-RPC framing, sessions, SSE events) is go-sdk's: this package composes
 // mcp.NewStreamableHTTPHandler, mcp.SSEServerTransport and mcp.IOTransport and
 // adds only what they lack.
+//
+// Bounded by default. Every limit has a safe non-zero default that the
+// options can raise but not remove: message size and JSON nesting depth (on
+// stdio, a bad line is answered with a JSON-RPC error and the session goes
+// on), the time a request body may take, and the number of stateful
+// sessions and legacy SSE streams, in total and per caller.
+//
+// Identity. The authenticated principal reaches tool handlers as
+// mcp.RequestExtra.TokenInfo (UserID "api-key:N" or "jwt:ISS|SUB", and the
+// token's Scopes) on every HTTP transport, legacy SSE included. With auth
+// off, handlers get no TokenInfo; the caps then count per remote address.
 //
 // Credentials. The inbound Authorization and X-API-Key headers are consumed
 // here: after a request is authenticated they are deleted from the request

@@ -43,7 +43,8 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root
 // authenticated caller when auth is on. The metadata is public.
 //
 // Listen (or Listener) is read only to decide whether a configuration
-// without credentials is loopback-only. When JWKSURL is set, the JWKS is
+// without credentials is loopback-only (elsewhere it is refused unless
+// NoAuth is set). When JWKSURL is set, the JWKS is
 // fetched once here and refreshed hourly for the life of the process, since
 // no context bounds a handler; ServeHTTP stops the refresh on shutdown.
 func NewHTTPHandler(s *mcp.Server, opts HTTPOptions, log *zap.Logger) (http.Handler, error) {
@@ -122,22 +123,15 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	return h, nil
 }
 
-// logAuthOff says why inbound auth is off: loudly when the listener is
-// reachable from other hosts.
+// logAuthOff says why inbound auth is off (validate refused the other
+// cases).
 func logAuthOff(o HTTPOptions, log *zap.Logger) {
-	addr := o.Listen
-	if o.Listener != nil {
-		addr = o.Listener.Addr().String()
-	}
-	switch {
-	case o.NoAuth:
+	addr := o.listenAddr()
+	if o.NoAuth {
 		log.Info("inbound auth disabled (NoAuth)", zap.String("listen", addr))
-	case isLoopbackHost(addr):
-		log.Info("inbound auth off: loopback listener and no API keys or JWKS configured", zap.String("listen", addr))
-	default:
-		log.Warn("inbound auth off on a non-loopback listener: anyone who can reach it can call every tool; configure API keys or a JWKS, or set NoAuth to acknowledge",
-			zap.String("listen", addr))
+		return
 	}
+	log.Info("inbound auth off: loopback listener and no API keys or JWKS configured", zap.String("listen", addr))
 }
 
 // guard is the access control in front of every MCP route.

@@ -82,8 +82,9 @@ type HTTPOptions struct {
 	AuthorizationServers []string
 	// NoAuth explicitly turns inbound authentication off. It conflicts with
 	// APIKeys and JWKSURL. Without it, and without credentials configured,
-	// auth is off too: silently on a loopback listener, with a warning on any
-	// other address.
+	// auth is off only on a loopback listener: any other address is refused
+	// (NewHTTPHandler and ServeHTTP return an error), so that serving every
+	// tool to the network unauthenticated is always a stated choice.
 	NoAuth bool
 	// MaxBodyBytes caps a POST body; 0 means 4 MiB. Larger bodies get 413.
 	MaxBodyBytes int64
@@ -192,15 +193,25 @@ func (o HTTPOptions) advertiseOAuth() bool {
 	return len(o.AuthorizationServers) > 0 || o.JWKSURL != ""
 }
 
+// listenAddr is the address served: the Listener's, or Listen.
+func (o HTTPOptions) listenAddr() string {
+	if o.Listener != nil {
+		return o.Listener.Addr().String()
+	}
+	return o.Listen
+}
+
 // validate reports every problem in o at once. o has its defaults applied.
 func (o HTTPOptions) validate() error {
 	var errs []error
 	add := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf(format, args...))
 	}
+	listenOK := true
 	if o.Listener == nil {
 		if _, _, err := net.SplitHostPort(o.Listen); err != nil {
 			add("Listen %q: %w", o.Listen, err)
+			listenOK = false
 		}
 	}
 	for _, d := range []struct {
@@ -249,6 +260,11 @@ func (o HTTPOptions) validate() error {
 	}
 	if o.NoAuth && o.authConfigured() {
 		add("NoAuth conflicts with APIKeys/JWKSURL: drop one or the other")
+	}
+	if addr := o.listenAddr(); listenOK && !o.NoAuth && !o.authConfigured() && !isLoopbackHost(addr) {
+		add("refusing to serve without inbound auth on non-loopback address %q: anyone who can reach it could call every tool; "+
+			"configure credentials (APIKeys or JWKSURL: --api-key, --api-key-file or --jwks-url), "+
+			"or set NoAuth (--no-auth) to serve unauthenticated on purpose", addr)
 	}
 	if o.ResourceURL != "" {
 		if err := checkHTTPURL(o.ResourceURL, false); err != nil {

@@ -1,6 +1,7 @@
 package transport_test
 
 import (
+	"net"
 	"strings"
 	"testing"
 
@@ -28,6 +29,12 @@ func TestOptionsValidation(t *testing.T) {
 			"ReadTimeout is negative", "IdleTimeout is negative", "MaxBodyBytes is negative",
 			"MaxJSONDepth is negative", "MaxSessions is negative", "MaxSessionsPerIdentity is negative",
 			"MaxSSEStreams is negative", "MaxSSEStreamsPerIdentity is negative",
+		}},
+		{"unauthenticated on all interfaces", transport.HTTPOptions{Listen: ":8080"}, []string{
+			`non-loopback address ":8080"`,
+		}},
+		{"unauthenticated on a public address", transport.HTTPOptions{Listen: "192.0.2.10:8080"}, []string{
+			`non-loopback address "192.0.2.10:8080"`,
 		}},
 		{"bad keys", transport.HTTPOptions{APIKeys: []string{"ok-key", "", " padded"}}, []string{
 			"APIKeys[1] is empty", "APIKeys[2] has leading or trailing white space",
@@ -70,8 +77,43 @@ func TestOptionsValidation(t *testing.T) {
 	}
 }
 
+// TestUnauthenticatedOffLoopback checks that serving without credentials
+// beyond loopback needs NoAuth, that the refusal names the flags that fix
+// it, and that a bound Listener is judged by its address.
+func TestUnauthenticatedOffLoopback(t *testing.T) {
+	s := newMCPServer(newGate())
+	_, err := transport.NewHTTPHandler(s, transport.HTTPOptions{Listen: "0.0.0.0:8080"}, nil)
+	if err == nil {
+		t.Fatal("NewHTTPHandler(0.0.0.0:8080, no auth) = nil error; want a refusal")
+	}
+	for _, flag := range []string{"--no-auth", "--api-key", "--api-key-file", "--jwks-url"} {
+		if !strings.Contains(err.Error(), flag) {
+			t.Errorf("refusal does not name %s:\n%v", flag, err)
+		}
+	}
+	for name, opts := range map[string]transport.HTTPOptions{
+		"NoAuth":   {Listen: "0.0.0.0:8080", NoAuth: true},
+		"API keys": {Listen: "0.0.0.0:8080", APIKeys: []string{keyA}},
+		"loopback": {Listen: "[::1]:8080"},
+	} {
+		if _, err := transport.NewHTTPHandler(s, opts, nil); err != nil {
+			t.Errorf("NewHTTPHandler with %s = %v; want nil", name, err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	// Listen is ignored for a Listener: its address is what is served.
+	if _, err := transport.NewHTTPHandler(s, transport.HTTPOptions{Listen: "0.0.0.0:1", Listener: ln}, nil); err != nil {
+		t.Errorf("NewHTTPHandler with a loopback Listener = %v; want nil", err)
+	}
+}
+
 // TestAuthOffLogging checks what is logged when no credential is
-// configured: info on loopback or with NoAuth, a warning elsewhere.
+// configured: info on loopback or with NoAuth (anything else is refused, see
+// TestOptionsValidation).
 func TestAuthOffLogging(t *testing.T) {
 	tests := []struct {
 		name string
@@ -82,8 +124,6 @@ func TestAuthOffLogging(t *testing.T) {
 			[]string{"info inbound auth off: loopback listener and no API keys or JWKS configured"}},
 		{"localhost", transport.HTTPOptions{Listen: "localhost:9000"},
 			[]string{"info inbound auth off: loopback listener and no API keys or JWKS configured"}},
-		{"all interfaces", transport.HTTPOptions{Listen: ":8080"},
-			[]string{"warn inbound auth off on a non-loopback listener: anyone who can reach it can call every tool; configure API keys or a JWKS, or set NoAuth to acknowledge"}},
 		{"NoAuth", transport.HTTPOptions{Listen: "0.0.0.0:8080", NoAuth: true},
 			[]string{"info inbound auth disabled (NoAuth)"}},
 		{"keys configured", transport.HTTPOptions{Listen: "0.0.0.0:8080", APIKeys: []string{"k"}}, nil},
