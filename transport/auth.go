@@ -162,12 +162,16 @@ func (a *authenticator) bindPrincipal(w http.ResponseWriter, r *http.Request, p 
 }
 
 // principalTokenInfo is the auth.TokenVerifier used by bindPrincipal.
-func principalTokenInfo(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+func principalTokenInfo(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
 	p, ok := principalFrom(ctx)
 	if !ok {
 		return nil, auth.ErrInvalidToken // unreachable: bindPrincipal sets it
 	}
-	return &auth.TokenInfo{UserID: p.id, Expiration: p.expires, Scopes: p.scopes}, nil
+	ti := &auth.TokenInfo{UserID: p.id, Expiration: p.expires, Scopes: p.scopes}
+	if r != nil {
+		ti.Extra = map[string]any{"remote": r.RemoteAddr}
+	}
+	return ti, nil
 }
 
 // stripCredentials returns a copy of r without the inbound credential

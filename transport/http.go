@@ -115,6 +115,12 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, http.HandlerFunc(h.sse.serveMessage))))
 	h.mux.Handle("/health", g.screened(healthHandler(o.Status, g.authenticated)))
 	h.mux.Handle("/ready", g.screened(readyHandler(o.Status)))
+	for pattern, route := range o.Routes {
+		h.mux.Handle(pattern, g.wrap(route))
+	}
+	for pattern, route := range o.PublicRoutes {
+		h.mux.Handle(pattern, g.screened(route))
+	}
 	if authn != nil && o.advertiseOAuth() {
 		meta := authn.metadataHandler(o.AuthorizationServers)
 		h.mux.Handle(wellKnownPRM, meta)
@@ -146,6 +152,7 @@ func (g guard) wrap(next http.Handler) http.Handler {
 		if !g.screen(w, r) {
 			return
 		}
+		r = withRemote(r)
 		if g.auth == nil {
 			next.ServeHTTP(w, stripCredentials(r))
 			return
@@ -158,6 +165,17 @@ func (g guard) wrap(next http.Handler) http.Handler {
 		}
 		g.auth.bindPrincipal(w, stripCredentials(r), p, next)
 	})
+}
+
+// RemoteHeader carries the client's network address (as net/http saw it,
+// never a forwarded header) to what serves the request, go-sdk tool
+// handlers included, which see only headers. An inbound value is replaced.
+const RemoteHeader = "X-Mcpbridge-Remote"
+
+func withRemote(r *http.Request) *http.Request {
+	r2 := r.Clone(r.Context())
+	r2.Header.Set(RemoteHeader, r.RemoteAddr)
+	return r2
 }
 
 // screened applies the Host and Origin checks (and CORS) of the MCP routes

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -126,6 +127,14 @@ type HTTPOptions struct {
 	// MaxSSEStreamsPerIdentity caps the legacy SSE streams one caller (as
 	// for MaxSessionsPerIdentity) may hold; 0 means 64. Over the cap: 429.
 	MaxSSEStreamsPerIdentity int
+	// Routes are extra handlers (ServeMux patterns such as "/api/") served
+	// behind the same Host and Origin checks and authentication as /mcp;
+	// the caller's identity is in the request context as go-sdk's
+	// auth.TokenInfo (auth.TokenInfoFromContext). The REST facade uses it.
+	Routes map[string]http.Handler
+	// PublicRoutes are served behind the Host and Origin checks only, with
+	// no credential (/metrics).
+	PublicRoutes map[string]http.Handler
 	// Status feeds /health and /ready; nil reports only {"status":"ok"} and
 	// ready.
 	Status func() Status
