@@ -12,4 +12,4 @@ COPY --from=build /out/mcpbridge /usr/local/bin/mcpbridge
 USER nonroot:nonroot
 EXPOSE 8080
 ENTRYPOINT ["/usr/local/bin/mcpbridge"]
-CMD ["serve", "--transport", "http", "--listen", "0.0.0.0:8080"]
+CMD ["serve", "--transport", "http", "--listen", "0.0.0.0:8080", "--api-key-file", "/run/secrets/mcpbridge-api-keys"]

@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -178,12 +179,19 @@ func identity(extra *mcp.RequestExtra) *bridge.Identity {
 	if ti := extra.TokenInfo; ti != nil {
 		id.ID = ti.UserID
 		id.Scopes = ti.Scopes
-		if sub, ok := ti.Extra["sub"].(string); ok {
-			id.Subject = sub
+		if rest, ok := strings.CutPrefix(ti.UserID, "jwt:"); ok {
+			// "jwt:ISSUER|SUBJECT", as transport names a JWT caller.
+			if i := strings.LastIndexByte(rest, '|'); i >= 0 {
+				id.Subject = rest[i+1:]
+			}
 		}
 		if remote, ok := ti.Extra["remote"].(string); ok {
 			id.Remote = remote
 		}
+	}
+	if id.Remote == "" {
+		// Set by the HTTP transport from the connection, never forwarded.
+		id.Remote = extra.Header.Get("X-Mcpbridge-Remote")
 	}
 	return id
 }

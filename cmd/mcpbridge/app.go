@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"runtime/debug"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
@@ -23,6 +25,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/limit"
 	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
 	"github.com/mcpbridge/mcpbridge/bridge/observe"
+	"github.com/mcpbridge/mcpbridge/bridge/rest"
 	"github.com/mcpbridge/mcpbridge/transport"
 )
 
@@ -36,6 +39,10 @@ Usage:
   mcpbridge serve --spec PATH|URL [--upstream URL] [--whitelist PATH | --all-operations] [--config PATH] [flags]
   mcpbridge tools --spec PATH|URL [--whitelist PATH | --all-operations] [--json | --stats] [flags]
   mcpbridge demo [--transport stdio|http] [flags]
+  mcpbridge call TOOL [--args JSON] --spec PATH|URL [--whitelist PATH | --all-operations] [flags]
+  mcpbridge validate --spec PATH|URL [--whitelist PATH] [flags]
+  mcpbridge init --spec PATH|URL > whitelist.yaml
+  mcpbridge client list|call [TOOL] (--command "CMD ARGS" | --url URL) [--args JSON] [--header "Name: value"]
   mcpbridge version
 
 Every flag has an environment variable MCPBRIDGE_<FLAG> (dashes become
@@ -58,7 +65,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usageText)
 		return nil
-	case "serve", "tools", "demo":
+	case "serve", "tools", "demo", "call", "validate", "init":
+	case "client":
+		return runClient(ctx, args[1:], stdout, stderr)
 	default:
 		fmt.Fprint(stderr, usageText)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -74,7 +83,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return err
 	}
-	if fs.NArg() > 0 {
+	var positional []string
+	if cmd == "call" {
+		if fs.NArg() != 1 {
+			return errors.New("call: name exactly one tool: mcpbridge call TOOL [--args JSON]")
+		}
+		positional = fs.Args()
+	} else if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	cfg, err := loadConfig(fs, os.Environ())
@@ -101,6 +116,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return a.tools(ctx)
 	case "demo":
 		return a.demo(ctx)
+	case "call":
+		return a.call(ctx, positional[0])
+	case "validate":
+		return a.validate(ctx)
+	case "init":
+		return a.initWhitelist(ctx)
 	default:
 		return a.serve(ctx)
 	}
@@ -120,6 +141,7 @@ type app struct {
 	clientOnce sync.Once
 	client     bridge.Doer // see upstreamClient
 
+	verify  bool             // validate: resolve every schema while building
 	metrics *observe.Metrics // nil until newRuntime
 	rt      *bridge.Runtime  // nil until newRuntime
 }
@@ -229,7 +251,8 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 		}
 		return transport.ServeHTTP(ctx, srv.MCP(), opts, a.log)
 	}
-	return transport.ServeStdio(ctx, srv.MCP(), io.NopCloser(a.stdin), nopWriteCloser{a.stdout})
+	return transport.ServeStdioWithOptions(ctx, srv.MCP(), io.NopCloser(a.stdin), nopWriteCloser{a.stdout},
+		transport.StdioOptions{MaxMessageBytes: a.cfg.MaxMessageBytes, MaxJSONDepth: a.cfg.MaxJSONDepth}, a.log)
 }
 
 func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOptions, error) {
@@ -264,26 +287,62 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 		}
 	}
 	return transport.HTTPOptions{
-		Listen:               cfg.Listen,
-		Stateful:             cfg.Stateful,
-		SessionTimeout:       cfg.SessionTimeout,
-		APIKeys:              keys,
-		AllowAPIKeyHeader:    cfg.AllowAPIKeyHeader,
-		AllowedOrigins:       cfg.AllowedOrigins,
-		JWKSURL:              cfg.JWKSURL,
-		JWTIssuer:            cfg.JWTIssuer,
-		JWTAudience:          cfg.JWTAudience,
-		ResourceURL:          cfg.ResourceURL,
-		AuthorizationServers: cfg.AuthorizationServers,
-		NoAuth:               cfg.NoAuth,
-		MaxBodyBytes:         cfg.MaxBodyBytes,
-		KeepAlive:            cfg.KeepAlive,
-		ShutdownTimeout:      cfg.ShutdownTimeout,
-		Status:               status,
+		Listen:                   cfg.Listen,
+		Stateful:                 cfg.Stateful,
+		SessionTimeout:           cfg.SessionTimeout,
+		APIKeys:                  keys,
+		AllowAPIKeyHeader:        cfg.AllowAPIKeyHeader,
+		AllowedOrigins:           cfg.AllowedOrigins,
+		JWKSURL:                  cfg.JWKSURL,
+		JWTIssuer:                cfg.JWTIssuer,
+		JWTAudience:              cfg.JWTAudience,
+		ResourceURL:              cfg.ResourceURL,
+		AuthorizationServers:     cfg.AuthorizationServers,
+		NoAuth:                   cfg.NoAuth,
+		MaxBodyBytes:             cfg.MaxBodyBytes,
+		KeepAlive:                cfg.KeepAlive,
+		ShutdownTimeout:          cfg.ShutdownTimeout,
+		Status:                   status,
+		ReadTimeout:              cfg.ReadTimeout,
+		IdleTimeout:              cfg.IdleTimeout,
+		MaxJSONDepth:             cfg.MaxJSONDepth,
+		MaxSessions:              cfg.MaxSessions,
+		MaxSessionsPerIdentity:   cfg.MaxSessionsPerID,
+		MaxSSEStreams:            cfg.MaxSSEStreams,
+		MaxSSEStreamsPerIdentity: cfg.MaxSSEStreamsPerID,
+		Routes:                   a.httpRoutes(rt),
+		PublicRoutes:             map[string]http.Handler{"GET /metrics": a.metrics.Handler()},
 		OnListen: func(addr net.Addr) {
 			a.log.Info("listening", zap.String("addr", addr.String()), zap.String("mcp", "http://"+addr.String()+"/mcp"), zap.String("sse", "http://"+addr.String()+"/sse"))
 		},
 	}, nil
+}
+
+// httpRoutes are the authenticated routes besides /mcp: the REST facade
+// when --rest is on.
+func (a *app) httpRoutes(rt *bridge.Runtime) map[string]http.Handler {
+	if !a.cfg.REST {
+		return nil
+	}
+	h := rest.Handler(rt, rest.Options{MaxBodyBytes: a.cfg.MaxBodyBytes, Log: a.log, Identity: restIdentity})
+	return map[string]http.Handler{"/api/": h}
+}
+
+// restIdentity is the caller transport authenticated for a REST request.
+func restIdentity(r *http.Request) *bridge.Identity {
+	id := &bridge.Identity{Remote: r.Header.Get(transport.RemoteHeader)}
+	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+		id.ID, id.Scopes = ti.UserID, ti.Scopes
+		if rest, ok := strings.CutPrefix(ti.UserID, "jwt:"); ok {
+			if i := strings.LastIndexByte(rest, '|'); i >= 0 {
+				id.Subject = rest[i+1:]
+			}
+		}
+	}
+	if id.Remote == "" {
+		id.Remote = r.RemoteAddr
+	}
+	return id
 }
 
 // tools prints the tools serve would expose.

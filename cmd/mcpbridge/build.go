@@ -235,7 +235,7 @@ func (a *app) bridgeOptions() bridge.Options {
 		MaxArgumentBytes:     cfg.MaxArgumentBytes,
 		Tools:                cfg.Tools,
 		MaxOutputSchemaBytes: outputSchemaLimit(cfg.MaxOutputSchema),
-		VerifySchemas:        cfg.Stats,
+		VerifySchemas:        cfg.Stats || a.verify,
 		Version:              version,
 		Logger:               a.log,
 	}

@@ -35,21 +35,30 @@ type Config struct {
 	ServerVars       map[string]string `mapstructure:"server-variables"`
 
 	// Upstream.
-	Upstream         string        `mapstructure:"upstream"`
-	UpstreamToken    string        `mapstructure:"upstream-token"`
-	UpstreamHeaders  []string      `mapstructure:"upstream-headers"` // "Name: value"
-	UpstreamAuth     UpstreamAuth  `mapstructure:"upstream-auth"`
-	Timeout          time.Duration `mapstructure:"timeout"`
-	Retries          int           `mapstructure:"retries"`
-	MaxResponseBytes int64         `mapstructure:"max-response-bytes"`
-	MaxOutputSchema  int           `mapstructure:"max-output-schema-bytes"`
-	MaxArgumentBytes int64         `mapstructure:"max-argument-bytes"`
-	MaxConcurrency   int           `mapstructure:"max-concurrency"`
-	MaxQueue         int           `mapstructure:"max-queue"`
-	Tools            string        `mapstructure:"tools"`
-	MetricsListen    string        `mapstructure:"metrics-listen"`
-	LogArguments     bool          `mapstructure:"log-arguments"`
-	REST             bool          `mapstructure:"rest"`
+	Upstream           string        `mapstructure:"upstream"`
+	UpstreamToken      string        `mapstructure:"upstream-token"`
+	UpstreamHeaders    []string      `mapstructure:"upstream-headers"` // "Name: value"
+	UpstreamAuth       UpstreamAuth  `mapstructure:"upstream-auth"`
+	Timeout            time.Duration `mapstructure:"timeout"`
+	Args               string        `mapstructure:"args"`
+	Retries            int           `mapstructure:"retries"`
+	MaxResponseBytes   int64         `mapstructure:"max-response-bytes"`
+	MaxOutputSchema    int           `mapstructure:"max-output-schema-bytes"`
+	MaxArgumentBytes   int64         `mapstructure:"max-argument-bytes"`
+	MaxConcurrency     int           `mapstructure:"max-concurrency"`
+	MaxQueue           int           `mapstructure:"max-queue"`
+	Tools              string        `mapstructure:"tools"`
+	MetricsListen      string        `mapstructure:"metrics-listen"`
+	LogArguments       bool          `mapstructure:"log-arguments"`
+	REST               bool          `mapstructure:"rest"`
+	MaxMessageBytes    int           `mapstructure:"max-message-bytes"`
+	MaxJSONDepth       int           `mapstructure:"max-json-depth"`
+	ReadTimeout        time.Duration `mapstructure:"read-timeout"`
+	IdleTimeout        time.Duration `mapstructure:"idle-timeout"`
+	MaxSessions        int           `mapstructure:"max-sessions"`
+	MaxSessionsPerID   int           `mapstructure:"max-sessions-per-identity"`
+	MaxSSEStreams      int           `mapstructure:"max-sse-streams"`
+	MaxSSEStreamsPerID int           `mapstructure:"max-sse-streams-per-identity"`
 
 	// Sanitizer.
 	RedactKeys     []string `mapstructure:"redact-keys"`
@@ -121,6 +130,14 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on this address (HTTP mode also serves them on --listen)")
 	fs.Bool("log-arguments", false, "include call arguments (redacted) in the usage record of each call")
 	fs.Bool("rest", false, "HTTP: also serve the REST facade under /api/tools")
+	fs.Int("max-message-bytes", 16<<20, "stdio: largest JSON-RPC message (line) accepted")
+	fs.Int("max-json-depth", 64, "deepest nesting accepted in a JSON-RPC message (stdio and HTTP)")
+	fs.Duration("read-timeout", 30*time.Second, "HTTP: time a request body has to arrive")
+	fs.Duration("idle-timeout", 2*time.Minute, "HTTP: idle keep-alive connections are closed after this")
+	fs.Int("max-sessions", 1000, "HTTP stateful: sessions in total")
+	fs.Int("max-sessions-per-identity", 64, "HTTP stateful: sessions per caller (API key, JWT subject, or client IP)")
+	fs.Int("max-sse-streams", 1000, "HTTP: legacy SSE streams in total")
+	fs.Int("max-sse-streams-per-identity", 64, "HTTP: legacy SSE streams per caller")
 	fs.Int("max-output-schema-bytes", 4096, "leave out output schemas larger than this (-1: no limit, 0: none at all)")
 	fs.StringArray("redact-key", nil, "extra field name whose value is redacted (repeatable)")
 	fs.StringArray("redact-pattern", nil, "extra regular expression redacted inside strings (repeatable)")
@@ -142,6 +159,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Int64("max-body-bytes", 4<<20, "HTTP: request body limit")
 	fs.Duration("keepalive", 30*time.Second, "HTTP: SSE keepalive comment interval")
 	fs.Duration("shutdown-timeout", 15*time.Second, "HTTP: time in-flight calls get to finish on shutdown")
+	fs.String("args", "", "call: the tool's arguments as a JSON object")
 	fs.Bool("json", false, "tools: print the tools/list array as JSON")
 	fs.Bool("stats", false, "tools: print operation, tool, skip and payload statistics")
 	fs.String("log-level", "info", "debug, info, warn or error")
@@ -252,11 +270,11 @@ func lookupEnv(environ []string, name string) (string, bool) {
 func (c *Config) Validate(cmd string) error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	needsSpec := cmd == "serve" || cmd == "tools"
+	needsSpec := cmd == "serve" || cmd == "tools" || cmd == "call" || cmd == "validate" || cmd == "init"
 	if needsSpec && c.Spec == "" {
 		add("--spec is required (a file path or an http(s) URL)")
 	}
-	if needsSpec && c.Whitelist == "" && !c.AllOperations {
+	if needsSpec && cmd != "validate" && cmd != "init" && c.Whitelist == "" && !c.AllOperations {
 		add("choose the operations to expose: --whitelist PATH or --all-operations")
 	}
 	if c.Whitelist != "" && c.AllOperations {
@@ -282,6 +300,18 @@ func (c *Config) Validate(cmd string) error {
 	case "all", "dynamic", "hybrid":
 	default:
 		add("--tools must be all, dynamic or hybrid, not %q", c.Tools)
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"--max-message-bytes", c.MaxMessageBytes}, {"--max-json-depth", c.MaxJSONDepth}, {"--max-sessions", c.MaxSessions},
+		{"--max-sessions-per-identity", c.MaxSessionsPerID}, {"--max-sse-streams", c.MaxSSEStreams}, {"--max-sse-streams-per-identity", c.MaxSSEStreamsPerID}} {
+		if n.v <= 0 {
+			add("%s must be positive", n.name)
+		}
+	}
+	if c.ReadTimeout <= 0 || c.IdleTimeout <= 0 {
+		add("--read-timeout and --idle-timeout must be positive")
 	}
 	if c.MetricsListen != "" {
 		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {

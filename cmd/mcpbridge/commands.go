@@ -1,0 +1,354 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/pflag"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/specloader"
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+// errToolFailed is returned (exit status 1) when a call's result is an
+// error; the result itself has been printed.
+var errToolFailed = errors.New("the tool returned an error result")
+
+// callArgs parses --args: a JSON object, "" meaning {}.
+func callArgs(s string) (json.RawMessage, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return json.RawMessage("{}"), nil
+	}
+	if !strings.HasPrefix(s, "{") || !json.Valid([]byte(s)) {
+		return nil, errors.New("--args must be a JSON object, e.g. --args '{\"petId\": 1}'")
+	}
+	return json.RawMessage(s), nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// call performs one tool call through the same runtime and middleware
+// chain as serve, without an MCP client, and prints the result as JSON.
+func (a *app) call(ctx context.Context, name string) error {
+	args, err := callArgs(a.cfg.Args)
+	if err != nil {
+		return err
+	}
+	bt, err := a.build(ctx, false, !a.cfg.NoCache)
+	if err != nil {
+		return err
+	}
+	rt, _, err := a.newRuntime(bt)
+	if err != nil {
+		return err
+	}
+	out, err := rt.Call(ctx, &bridge.Call{Tool: name, Args: args, Caller: bridge.Local, Transport: "cli"})
+	if errors.Is(err, bridge.ErrUnknownTool) {
+		return fmt.Errorf("no tool %q%s (mcpbridge tools lists them)", name, suggest(name, catalogToolNames(rt.Catalog())))
+	}
+	if err != nil {
+		return err
+	}
+	if err := printJSON(a.stdout, out.Result); err != nil {
+		return err
+	}
+	if out.Result.IsError {
+		return errToolFailed
+	}
+	return nil
+}
+
+func catalogToolNames(c *bridge.Catalog) []string {
+	var names []string
+	for _, t := range c.Tools() {
+		names = append(names, t.Name())
+	}
+	return names
+}
+
+// suggest names the closest candidate to s (by edit distance), if any is
+// close enough to be a typo.
+func suggest(s string, candidates []string) string {
+	best, bestD := "", len(s)/2+2
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// maxReport bounds each group of a validate report.
+const maxReport = 10
+
+// validate checks the spec and the whitelist as serve would, and prints a
+// bounded report grouped by kind. It fails on anything that would stop
+// serve (and, with --strict, on warnings and skipped operations).
+func (a *app) validate(ctx context.Context) error {
+	a.verify = true
+	if a.cfg.Whitelist == "" {
+		a.cfg.AllOperations = true
+	}
+	bt, err := a.build(ctx, false, false)
+	if err != nil {
+		fmt.Fprintf(a.stdout, "FAIL\n%s\n", boundLines(err.Error(), 40))
+		return errors.New("validation failed")
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "spec:       OK (OpenAPI %s, %d operations selected)\n", bt.spec.Version, bt.ops)
+	if a.cfg.Whitelist != "" {
+		fmt.Fprintf(w, "whitelist:  OK (%s)\n", a.cfg.Whitelist)
+	}
+	fmt.Fprintf(w, "tools:      %d\n", bt.cat.Len())
+	printGroup(w, "warnings", bt.spec.Warnings)
+	byReason := map[string][]string{}
+	for _, sk := range bt.cat.Skipped() {
+		byReason[reasonKind(sk.Reason)] = append(byReason[reasonKind(sk.Reason)], sk.Operation+": "+sk.Reason)
+	}
+	kinds := make([]string, 0, len(byReason))
+	for k := range byReason {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		printGroup(w, "skipped ("+k+")", byReason[k])
+	}
+	if len(bt.cat.Skipped()) > 0 {
+		fmt.Fprintln(w, "hint:       skipped operations are not exposed; leave them out of the whitelist or fix the spec")
+	}
+	return nil
+}
+
+// reasonKind groups skip reasons by their first words.
+func reasonKind(r string) string {
+	f := strings.Fields(r)
+	if len(f) > 3 {
+		f = f[:3]
+	}
+	return strings.Trim(strings.Join(f, " "), ":")
+}
+
+func printGroup(w io.Writer, title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s: %d\n", title, len(items))
+	for i, it := range items {
+		if i == maxReport {
+			fmt.Fprintf(w, "  ... and %d more\n", len(items)-maxReport)
+			break
+		}
+		fmt.Fprintf(w, "  - %s\n", oneLine(it))
+	}
+}
+
+func boundLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... and %d more lines", len(lines)-n)
+}
+
+// initWhitelist prints a commented whitelist.yaml for the spec: every
+// operation grouped by its first tag, the read-only ones enabled and the
+// others commented out.
+func (a *app) initWhitelist(ctx context.Context) error {
+	data, loc, err := specloader.Read(ctx, a.cfg.Spec, a.loaderOptions())
+	if err != nil {
+		return err
+	}
+	res, err := specloader.LoadData(ctx, data, loc, a.loaderOptions())
+	if err != nil {
+		return err
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		return err
+	}
+	groups := map[string][]whitelist.Operation{}
+	for _, op := range ops {
+		tag := "(untagged)"
+		if len(op.Op.Tags) > 0 {
+			tag = op.Op.Tags[0]
+		}
+		groups[tag] = append(groups[tag], op)
+	}
+	tags := make([]string, 0, len(groups))
+	for t := range groups {
+		tags = append(tags, t)
+	}
+	sort.Strings(tags)
+	var b bytes.Buffer
+	title := ""
+	if res.Doc.Info != nil {
+		title = res.Doc.Info.Title
+	}
+	fmt.Fprintf(&b, "# whitelist.yaml for %s (%s): which operations become MCP tools.\n", oneLine(title), specloader.RedactURL(a.cfg.Spec))
+	fmt.Fprintf(&b, "# Generated by mcpbridge init: read-only operations (GET, HEAD) are enabled,\n")
+	fmt.Fprintf(&b, "# every other one is commented out. Uncomment what the agent may do.\n")
+	fmt.Fprintf(&b, "# Check it with: mcpbridge validate --spec %s --whitelist whitelist.yaml\n\nversion: 1\n\ntools:\n", specloader.RedactURL(a.cfg.Spec))
+	enabled := 0
+	for _, tag := range tags {
+		fmt.Fprintf(&b, "\n  # %s\n", tag)
+		for _, op := range groups[tag] {
+			entry := "- method: " + op.Method + "\n    path: " + yamlString(op.Path)
+			if op.Op.OperationID != "" {
+				entry = "- operationId: " + yamlString(op.Op.OperationID)
+			}
+			summary := oneLine(op.Op.Summary)
+			comment := "  # " + op.Method + " " + op.Path
+			if summary != "" {
+				comment += ": " + summary
+			}
+			if op.Method == http.MethodGet || op.Method == http.MethodHead {
+				enabled++
+				fmt.Fprintf(&b, "  %s%s\n", entry, comment)
+			} else {
+				fmt.Fprintf(&b, "  # %s%s\n", strings.ReplaceAll(entry, "\n", "\n  # "), comment)
+			}
+		}
+	}
+	if enabled == 0 {
+		fmt.Fprintf(&b, "\n  # No read-only operation: uncomment at least one entry above.\n")
+	}
+	_, err = a.stdout.Write(b.Bytes())
+	return err
+}
+
+// yamlString quotes s when YAML would read it as something else.
+func yamlString(s string) string {
+	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`") || strings.TrimSpace(s) != s {
+		q, _ := json.Marshal(s) // a JSON string is a valid YAML double-quoted string
+		return string(q)
+	}
+	return s
+}
+
+// runClient is "mcpbridge client": a small MCP client for smoke tests of
+// any server, over stdio (--command) or streamable HTTP (--url).
+func runClient(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("client", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	command := fs.String("command", "", `server command line, split on spaces (stdio), e.g. "mcpbridge demo"`)
+	url := fs.String("url", "", "server URL (streamable HTTP), e.g. http://127.0.0.1:8080/mcp")
+	headers := fs.StringArray("header", nil, `HTTP header sent with every request, "Name: value" (repeatable)`)
+	argsJSON := fs.String("args", "", "call: the arguments as a JSON object")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: mcpbridge client list|call [TOOL] (--command \"CMD ARGS\" | --url URL) [flags]\n%s", fs.FlagUsages())
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) == 0 || (rest[0] != "list" && rest[0] != "call") || (rest[0] == "call") != (len(rest) == 2) || len(rest) > 2 {
+		return errors.New(`client: want "list" or "call TOOL"`)
+	}
+	if (*command == "") == (*url == "") {
+		return errors.New("client: give exactly one of --command and --url")
+	}
+	var tr mcp.Transport
+	if *command != "" {
+		f := strings.Fields(*command)
+		tr = &mcp.CommandTransport{Command: exec.CommandContext(ctx, f[0], f[1:]...)}
+	} else {
+		h := http.Header{}
+		for k, v := range parseHeaders(*headers) {
+			h.Set(k, v)
+		}
+		tr = &mcp.StreamableClientTransport{Endpoint: *url, HTTPClient: &http.Client{Transport: headerTransport{h, http.DefaultTransport}}}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpbridge-client", Version: version}, nil).Connect(ctx, tr, nil)
+	if err != nil {
+		return fmt.Errorf("connecting: %w", err)
+	}
+	defer cs.Close()
+	if rest[0] == "list" {
+		tw := []*mcp.Tool{}
+		for t, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				return fmt.Errorf("listing tools: %w", err)
+			}
+			tw = append(tw, t)
+		}
+		for _, t := range tw {
+			fmt.Fprintf(stdout, "%s\t%s\n", t.Name, oneLine(t.Title))
+		}
+		return nil
+	}
+	raw, err := callArgs(*argsJSON)
+	if err != nil {
+		return err
+	}
+	var argv map[string]any
+	if err := json.Unmarshal(raw, &argv); err != nil {
+		return fmt.Errorf("--args: %w", err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: rest[1], Arguments: argv})
+	if err != nil {
+		return fmt.Errorf("calling %s: %w", rest[1], err)
+	}
+	if err := printJSON(stdout, res); err != nil {
+		return err
+	}
+	if res.IsError {
+		return errToolFailed
+	}
+	return nil
+}
+
+// headerTransport adds fixed headers to every request.
+type headerTransport struct {
+	h    http.Header
+	next http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.h {
+		r.Header[k] = v
+	}
+	return t.next.RoundTrip(r)
+}

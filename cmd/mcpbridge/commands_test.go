@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+// TestCallCommand performs one call without an MCP client against a
+// recording upstream, and checks the exit status follows isError.
+func TestCallCommand(t *testing.T) {
+	rec := newRecorder(t)
+	base := []string{"--spec", "testdata/e2e.yaml", "--whitelist", "testdata/e2e-whitelist.yaml", "--upstream", rec.srv.URL + "/api", "--no-cache"}
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), append([]string{"call", "getItem", "--args", `{"itemId":"a b"}`}, base...), nil, &out, &errb); err != nil {
+		t.Fatalf("call: %v\n%s", err, errb.String())
+	}
+	var res struct {
+		Content []struct{ Text string }
+		IsError bool
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.IsError || !strings.Contains(res.Content[0].Text, `"a b"`) {
+		t.Fatalf("call printed %s (%v)", out.String(), err)
+	}
+	rec.mu.Lock()
+	uri := rec.reqs[len(rec.reqs)-1].URI
+	rec.mu.Unlock()
+	if uri != "/api/items/a%20b" {
+		t.Errorf("upstream got %s; want /api/items/a%%20b", uri)
+	}
+
+	out.Reset()
+	err := run(t.Context(), append([]string{"call", "getItem", "--args", `{}`}, base...), nil, &out, &errb)
+	if !errors.Is(err, errToolFailed) || !strings.Contains(out.String(), `"isError": true`) {
+		t.Errorf("a bad call: err %v, printed %s; want errToolFailed and the error result", err, out.String())
+	}
+	err = run(t.Context(), append([]string{"call", "getItm"}, base...), nil, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), `did you mean "getItem"`) {
+		t.Errorf("unknown tool: %v; want a suggestion", err)
+	}
+	err = run(t.Context(), append([]string{"call", "getItem", "--args", `[1]`}, base...), nil, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "JSON object") {
+		t.Errorf("--args [1]: %v", err)
+	}
+}
+
+// TestValidateCommand checks validate's exit status and report.
+func TestValidateCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"validate", "--spec", "testdata/e2e.yaml", "--whitelist", "testdata/e2e-whitelist.yaml"}, nil, &out, &errb); err != nil {
+		t.Fatalf("validate: %v\n%s%s", err, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "spec:       OK") || !strings.Contains(out.String(), "whitelist:  OK") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	out.Reset()
+	err := run(t.Context(), []string{"validate", "--spec", "testdata/e2e.yaml", "--whitelist", "testdata/bad-whitelist.yaml"}, nil, &out, &errb)
+	if err == nil || !strings.HasPrefix(out.String(), "FAIL") {
+		t.Errorf("a bad whitelist: err %v, report %q; want failure", err, out.String())
+	}
+	out.Reset()
+	if err := run(t.Context(), []string{"validate", "--spec", "testdata/not-a-spec.yaml"}, nil, &out, &errb); err == nil {
+		t.Errorf("not a spec validated: %s", out.String())
+	}
+}
+
+// TestInitCommand checks that init writes a whitelist the parser accepts,
+// that selects exactly the read-only operations.
+func TestInitCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"init", "--spec", "../../testdata/specs/petstore.3.0.yaml"}, nil, &out, &errb); err != nil {
+		t.Fatalf("init: %v\n%s", err, errb.String())
+	}
+	text := out.String()
+	for _, want := range []string{"\n  # pet\n", "  - operationId: getPetById", "  # - operationId: addPet", "  # store\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("init output lacks %q:\n%s", want, text)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "whitelist.yaml")
+	if err := os.WriteFile(p, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(p)
+	defer f.Close()
+	if _, err := whitelist.Parse(f); err != nil {
+		t.Fatalf("init's whitelist does not parse: %v\n%s", err, text)
+	}
+	out.Reset()
+	if err := run(t.Context(), []string{"tools", "--spec", "../../testdata/specs/petstore.3.0.yaml", "--whitelist", p}, nil, &out, &errb); err != nil {
+		t.Fatalf("tools with init's whitelist: %v", err)
+	}
+	if strings.Contains(out.String(), "addPet") || !strings.Contains(out.String(), "getPetById") {
+		t.Errorf("init's whitelist selects the wrong tools:\n%s", out.String())
+	}
+}
+
+// TestClientCommand drives the real binary (re-exec) over stdio with the
+// client command.
+func TestClientCommand(t *testing.T) {
+	t.Setenv(runMainEnv, "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	cmd := exe + " demo"
+	if err := runClient(t.Context(), []string{"list", "--command", cmd}, &out, &errb); err != nil {
+		t.Fatalf("client list: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "ping\t") {
+		t.Errorf("client list:\n%s", out.String())
+	}
+	out.Reset()
+	if err := runClient(t.Context(), []string{"call", "ping", "--command", cmd}, &out, &errb); err != nil {
+		t.Fatalf("client call: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), `mcpbridge`) {
+		t.Errorf("client call ping:\n%s", out.String())
+	}
+	if err := runClient(t.Context(), []string{"call"}, &out, &errb); err == nil {
+		t.Errorf("client call without a tool accepted")
+	}
+}
