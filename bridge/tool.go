@@ -188,7 +188,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 				zap.String("op", label), zap.String("in", p.In), zap.String("name", p.Name))
 			continue
 		}
-		spec, err := request.NewParamSpec(p, request.Options{})
+		spec, err := request.NewParamSpec(p)
 		if err != nil {
 			return nil, fail("parameter %q in %s: %v", p.Name, p.In, err)
 		}
@@ -252,7 +252,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 		if rb == nil {
 			return nil, fail("unresolved request body reference")
 		}
-		bs, err := request.NewBody(rb, request.Options{})
+		bs, err := request.NewBody(rb)
 		if err != nil {
 			return nil, fail("request body: %v", err)
 		}
