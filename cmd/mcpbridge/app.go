@@ -223,15 +223,16 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 	if err != nil {
 		return err
 	}
-	// The parsed spec is garbage from here on (tools hold only their
-	// prepared plans): return its memory to the OS before serving, so idle
-	// RSS reflects the tools, not the document they came from.
+	rl := newReloader(a, rt, bt) // keeps the inputs' digest, not their bytes
+	// The parsed spec and its bytes are garbage from here on (tools hold
+	// only their prepared plans): return their memory to the OS before
+	// serving, so idle RSS reflects the tools, not the document they came
+	// from.
 	bt.spec = nil
 	debug.FreeOSMemory()
 	if bt.cat.Degraded() == "" {
 		a.log.Info("tools ready", zap.Int("tools", bt.cat.Len()), zap.Int("operations", bt.ops), zap.Int("skipped", len(bt.cat.Skipped())), zap.Bool("cached", bt.cached), zap.String("transport", a.cfg.Transport))
 	}
-	rl := newReloader(a, rt, bt)
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	watched := rl.watch(ctx)

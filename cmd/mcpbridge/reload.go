@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -88,8 +89,9 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	r.lastErr = ""
 	r.cur = bt.inputs
 	r.cur.spec = nil
-	bt.spec = nil
+	bt.spec, bt.inputs.spec = nil, nil
 	old := r.rt.Swap(bt.cat)
+	debug.FreeOSMemory() // the old catalog and the parsed spec, as at start
 	r.rt.NoteReload("ok")
 	r.count("ok")
 	a.log.Info("tools reloaded", zap.String("trigger", why), zap.Int("tools", bt.cat.Len()), zap.Int("previous", old.Len()), zap.Bool("recovered", old.Degraded() != ""), zap.Bool("cached", bt.cached))
