@@ -183,3 +183,43 @@ func BenchmarkRedactJSONSpecs(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRedactBody runs RedactBody on a body of each kind, clean, with
+// a configured secret as the bridge has one.
+func BenchmarkRedactBody(b *testing.B) {
+	r, err := sanitizer.New(sanitizer.Rules{Secrets: []string{"s3cr3t-upstream-key"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	bin := make([]byte, 1<<20)
+	for i := range bin {
+		bin[i] = byte(rnd.Uint32())
+	}
+	var xml, form strings.Builder
+	xml.WriteString("<items>")
+	for i := 0; xml.Len() < 64<<10; i++ {
+		fmt.Fprintf(&xml, `<item id="%d" state="open"><title>%s</title><body>%s</body></item>`, i, words[i%len(words)], strings.Join(words[:20], " "))
+	}
+	xml.WriteString("</items>")
+	for i := 0; form.Len() < 16<<10; i++ {
+		fmt.Fprintf(&form, "field%d=%s&", i, strings.Join(words[i%40:i%40+3], "+"))
+	}
+	text := strings.Repeat("upstream said: request failed with status 502 while calling the billing service; retry later. ", 700)
+	for _, c := range []struct{ name, mt, body string }{
+		{"json-16KiB", "application/json", string(apiDoc(16<<10, false))},
+		{"text-64KiB", "text/plain", text},
+		{"xml-64KiB", "application/xml", xml.String()},
+		{"form-16KiB", "application/x-www-form-urlencoded", form.String()},
+		{"binary-1MiB", "image/png", string(bin)},
+	} {
+		body := []byte(c.body)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				r.RedactBody(c.mt, body)
+			}
+		})
+	}
+}

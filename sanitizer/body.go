@@ -2,6 +2,7 @@ package sanitizer
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 )
 
@@ -81,8 +82,9 @@ func classify(mediaType string) (bodyKind, string) {
 //   - JSON (application/json, text/json, *+json): [Redactor.RedactJSON],
 //     so the result is compact JSON. A body that is not valid JSON (cut
 //     short, several documents) is redacted in place instead: the value
-//     rules over the whole text, and the value after every sensitive
-//     "name": masked, the rest of the bytes kept.
+//     rules over the whole text and inside every string decoded, and the
+//     value after every sensitive "name": masked (as "[REDACTED]"), the
+//     rest of the bytes kept.
 //   - JSON lines (application/x-ndjson, jsonl...) line by line, and JSON
 //     text sequences (application/json-seq, *+json-seq) record by record,
 //     each as above; line breaks and record separators are kept.
@@ -97,8 +99,10 @@ func classify(mediaType string) (bodyKind, string) {
 //     names and values.
 //   - multipart/*: each part by its own Content-Type (text/plain when it
 //     has none); the values of sensitive part headers are masked.
-//   - Other text (text/*, YAML, JavaScript, message/*...): as
-//     [Redactor.RedactString].
+//   - Other text (text/*, YAML, JavaScript, message/*...): the value rules
+//     as [Redactor.RedactString] does, plus the in-place JSON rule above
+//     for the JSON the text may hold (a JSON error sent as text/plain, a
+//     JSON object quoted in a message).
 //   - Anything else (images, audio, application/octet-stream, PDF, and any
 //     text in UTF-16 or UTF-32): binary. Every byte of a value-rule match
 //     (configured secrets in all their forms, UTF-16 included, built-in
@@ -106,7 +110,9 @@ func classify(mediaType string) (bodyKind, string) {
 //     length and every other byte, so offsets inside the file stay valid,
 //     though checksums over a masked part (PNG chunk CRCs) no longer match.
 //     Compressed or encrypted content is not looked into.
-//   - No media type: JSON when the body is valid JSON, binary otherwise.
+//   - No media type: JSON when the body is valid JSON, binary otherwise. An
+//     XML, HTML or form body that starts like JSON, and a binary one that
+//     is valid JSON, are text (JSON sent with the wrong type).
 //
 // Everywhere but in JSON, Mask replaces each match and the rest of the
 // bytes is kept as it was. A body with nothing to mask is returned as is
@@ -125,14 +131,52 @@ func (r *Redactor) Contains(b []byte) bool {
 	return matchesMode(r, b, true)
 }
 
+// maxSettle bounds the passes that settle a redacted body.
+const maxSettle = 8
+
+// settle redacts out, the result of redact with n masks, again until it no
+// longer changes: masking can expose a match where two rules overlap (a
+// mask that makes a word start before an AWS key id, a pattern across a
+// tag), and a body redacted twice must come out the same. It runs only
+// when something was masked; the masks of the extra passes, which concern
+// only such overlaps, are not counted.
+func settle(out []byte, n int, redact func([]byte) ([]byte, int)) ([]byte, int) {
+	for i := 0; n > 0 && i < maxSettle; i++ {
+		again, m := redact(out)
+		if m == 0 || bytes.Equal(again, out) {
+			break
+		}
+		out = again
+	}
+	return out, n
+}
+
 func (r *Redactor) redactBody(mediaType string, body []byte, depth int) ([]byte, int) {
 	kind, params := classify(mediaType)
 	switch kind {
+	case kindJSON, kindJSONLines, kindJSONSeq:
+		return r.redactBodyOnce(kind, params, body, depth)
 	case kindUntyped:
 		if out, n, err := r.redactJSON(make([]byte, 0, len(body)), body); err == nil {
 			return out, n
 		}
-		return r.redactBinary(body)
+		kind = kindBinary
+	case kindXML, kindHTML, kindForm:
+		if looksJSON(body) {
+			kind = kindText // JSON sent as XML, HTML or a form
+		}
+	case kindBinary:
+		if looksJSON(body) && json.Valid(body) {
+			kind = kindText // JSON sent as binary
+		}
+	}
+	out, n := r.redactBodyOnce(kind, params, body, depth)
+	return settle(out, n, func(b []byte) ([]byte, int) { return r.redactBodyOnce(kind, params, b, depth) })
+}
+
+// redactBodyOnce is one pass of redactBody over a body of the given kind.
+func (r *Redactor) redactBodyOnce(kind bodyKind, params string, body []byte, depth int) ([]byte, int) {
+	switch kind {
 	case kindJSON:
 		return r.redactJSONBody(body)
 	case kindJSONLines:
@@ -163,7 +207,16 @@ func (r *Redactor) redactJSONBody(body []byte) ([]byte, int) {
 	if out, n, err := r.redactJSON(make([]byte, 0, len(body)), body); err == nil {
 		return out, n
 	}
-	return r.redactJSONLenient(body)
+	lenient := func(b []byte) ([]byte, int) { return r.redactJSONLenient(b, true) }
+	out, n := lenient(body)
+	return settle(out, n, lenient)
+}
+
+// looksJSON reports whether body starts, white space aside, like a JSON
+// object, array or string: a body of another announced type that is JSON.
+func looksJSON(body []byte) bool {
+	i := skipJSONSpace(body, 0)
+	return i < len(body) && (body[i] == '{' || body[i] == '[' || body[i] == '"')
 }
 
 // redactRecords redacts JSON records ended (lines) or started (json-seq)
@@ -203,10 +256,11 @@ func (r *Redactor) redactRecords(body []byte, sep byte) ([]byte, int) {
 	return out, total
 }
 
-// redactText redacts a text body with the value rules.
+// redactText redacts a text body with the value rules and, for the JSON
+// it may hold (a JSON error body sent as text/plain, JSON quoted in a
+// message), the lenient JSON rule, in place.
 func (r *Redactor) redactText(body []byte) ([]byte, int) {
-	iv := valueSpans(r, body, nil, false)
-	return replaceSpans(body, iv)
+	return r.redactJSONLenient(body, false)
 }
 
 // redactBinary redacts a binary body in place of a copy: same length.

@@ -3,25 +3,66 @@
 //
 // Its one job is redaction: a [Redactor], built once by [New] from [Rules],
 // rewrites decoded JSON values ([Redactor.Redact]), free text
-// ([Redactor.RedactString]) and raw JSON documents ([Redactor.RedactJSON],
-// the hot path, a single pass that also compacts and validates). It is a
-// leaf: it imports the standard library only, never another mcpbridge
-// package, zap, go-sdk or net/http. It does no I/O and never logs. A
-// Redactor is immutable and safe for concurrent use.
+// ([Redactor.RedactString]), raw JSON documents ([Redactor.RedactJSON],
+// the hot path, a single pass that also compacts and validates) and upstream
+// bodies of any media type ([Redactor.RedactBody]). It is a leaf: it
+// imports the standard library only, never another mcpbridge package, zap,
+// go-sdk or net/http. It does no I/O and never logs. A Redactor is
+// immutable and safe for concurrent use. Package zapredact (a sub-package,
+// which does import zap) applies a Redactor to everything a zap logger
+// writes.
+//
+// # What is redacted where
+//
+//	                                   key rule       value rules
+//	Redact, RedactJSON                 members        every string, keys included
+//	RedactString                       -              the whole text
+//	RedactBody JSON, JSON lines/seq    members        every string
+//	RedactBody JSON that is invalid    "name": value  the whole text, strings decoded
+//	RedactBody text/*, YAML, JS...     "name": value  the whole text, strings decoded
+//	RedactBody XML                     elements, attributes, name/key labels; the whole text, entities decoded
+//	RedactBody HTML                    attributes, name/key labels; the whole text
+//	RedactBody forms                   fields         names and values, raw and decoded
+//	RedactBody multipart               part headers   each part by its own type
+//	RedactBody binary (image/*...)     -              the raw bytes, same length ('*')
+//	zapredact                          field keys     message, stack, every string field
 //
 // # Key names
 //
-// The value of an object member whose name is a sensitive key becomes the
-// string [Mask], whatever its type (string, number, bool, null, object or
-// array). Names are compared whole, after folding ASCII upper case to lower
-// case and deleting every '-' and '_' (other bytes, non-ASCII included, are
-// compared as they are): "X-API-Key", "x_api_key" and "XApiKey" all match
-// "x-api-key", but "token_type", "tokens_used" and "csrfToken" do not match
-// "token" (no substring matching: it would mask counters and types). The
-// defaults are apiKey, api_key, token, accessToken, refreshToken, idToken,
-// password, passwd, secret, clientSecret, client_secret, authorization,
-// proxy-authorization, cookie, set-cookie, private_key, privateKey,
-// x-api-key and sessionToken; [Rules.Keys] adds to them.
+// The value of a member (field, element, attribute, header) whose name is a
+// sensitive key becomes [Mask], whatever its type (string, number, bool,
+// null, object or array). The built-in rule splits the name into words (at
+// every byte that is not an ASCII letter or digit, and at camelCase
+// boundaries: "accessToken", "APIKey", "x-auth-token", "wsse:Password") and
+// lets the last word, the head noun of the name, decide, compared in lower
+// case. The name is sensitive when the last word:
+//
+//   - is, or ends with (words of at most 32 bytes: "dbpassword"), password,
+//     passwd, passphrase, secret, credential, credentials, cookie,
+//     authorization, sessionid or sessid;
+//   - is or ends with "token", except after next, page, continuation,
+//     pagination, sync, cursor, resume, start(ing), prev(ious), skip, delta,
+//     change, idempotency, csrf or xsrf: paging cursors and anti-forgery
+//     tokens stay readable (nextPageToken, csrf_token);
+//   - is or ends with "key" after api, access, secret, private, auth,
+//     session, signing, encryption, master, license, subscription, client,
+//     shared, account or app (api_key, apiKey, x-api-key,
+//     aws_secret_access_key, Ocp-Apim-Subscription-Key);
+//   - is "id" after "session" (session_id, SESSION_ID);
+//   - is "pwd" after another word, or ends with it (db_pwd; "PWD" alone is
+//     a working directory);
+//   - is value, string, binary, hash, digest or plaintext: then the word
+//     before decides (SecretString, password_hash, api_key_value).
+//
+// So plurals and counts (tokens, max_tokens, secrets, passwords, cookies,
+// api_keys), metadata whose head noun is something else (token_type,
+// token_endpoint, authorization_url, password_policy,
+// client_secret_expires_at, access_key_id, private_key_id, cookie_name),
+// "key", "auth", "author", "authority", "passwordless" and "signature" are
+// not sensitive. The table is in keys_test.go. [Rules.Keys] adds names
+// compared whole after folding ASCII case and deleting '-' and '_'
+// ("X-Session" matches "x_session"). [Rules.NoDefaults] drops the built-in
+// rule. [Redactor.IsSensitiveKey] exposes the decision.
 //
 // # Values
 //
@@ -33,7 +74,8 @@
 //     sk-ant-...)
 //   - PEM private keys: from "-----BEGIN ... PRIVATE KEY ...-----" to the
 //     matching "-----END ...-----", or to the end of the string when the
-//     block is cut short. Certificates and public keys are kept.
+//     block is cut short (in a binary body: to the end of its base64 body).
+//     Certificates and public keys are kept.
 //   - AWS access key ids: AKIA or ASIA then 16 or more of [A-Z0-9]
 //   - Bearer tokens: "Bearer" (any case), white space, then 8 or more of
 //     [A-Za-z0-9-._~+/] and any '=' padding. "Bearer " stays visible and
@@ -43,9 +85,18 @@
 //   - Slack tokens: xoxb-, xoxa-, xoxp-, xoxr- or xoxs- then 8 or more of
 //     [A-Za-z0-9-]
 //   - [Rules.Prefixes]: the prefix then 8 or more of [A-Za-z0-9_.-]
-//   - [Rules.Secrets]: the exact value, anywhere. Secrets shorter than 4
-//     characters are ignored (they would mask ordinary text), as are
-//     secrets that occur inside [Mask] itself.
+//   - [Rules.Secrets]: the exact value, anywhere, and the forms New derives
+//     from it once: URL-escaped (as url.QueryEscape and url.PathEscape
+//     write it, and with every reserved byte escaped; upper- and lower-case
+//     hex), JSON-escaped, XML/HTML-escaped, UTF-16 (both byte orders), and
+//     base64 in the standard and URL-safe alphabets, padded or not, at each
+//     of the three alignments the secret can have inside longer encoded
+//     data. A base64 match grows over the whole base64 run around it, so
+//     "Basic <base64 of user:secret>" becomes "Basic [REDACTED]" without
+//     the user name being configured. Secrets shorter than 4 characters
+//     are ignored (they would mask ordinary text), as are secrets that
+//     occur inside [Mask] itself; base64 forms shorter than 6 characters
+//     are only looked for as the whole encoded secret.
 //   - [Rules.Patterns]: every match of the regular expression.
 //
 // The sk-, AWS, GitHub and Slack forms must start a word: the byte before
@@ -53,13 +104,42 @@
 // is not an sk- key. JWTs, Bearer tokens, configured prefixes and secrets
 // match anywhere. Overlapping or touching matches become one [Mask].
 //
-// A string that starts with "MASKED:" was masked on purpose upstream and
-// passes unchanged, both as a member value and as text.
+// # MASKED:
+//
+// A string that starts with "MASKED:" claims to have been masked upstream.
+// As the value of a sensitive key it passes unchanged, but only when no
+// value rule matches inside it; otherwise the whole value becomes [Mask].
+// In text (and in any other string) it changes nothing: the value rules
+// apply as everywhere, so "MASKED:" echoed by an upstream cannot turn
+// redaction off.
+//
+// # Bodies
+//
+// [Redactor.RedactBody] takes the media type of an upstream body and picks
+// the rules, as its documentation lists: JSON through RedactJSON, XML,
+// HTML, forms and multipart with rules of their own that keep every byte
+// that is not masked, text with the value rules plus the key rule for the
+// JSON it may hold, and binary bodies scanned byte for byte and masked in
+// place with '*' so that their length never changes. A body of another
+// type that is JSON (an error sent as text/plain, as XML or as
+// application/octet-stream) gets the JSON rules in place.
+// [Redactor.Contains] tells whether a body holds anything the value rules
+// match, for a caller that would rather drop it.
+//
+// # Counting
+//
+// [Rules.OnRedact] is called once by every redacting call that masked
+// something (Redact, RedactString, RedactJSON, RedactBody), with the number
+// of masks: merged spans of text plus masked values. RedactBody also
+// returns that number. Counting allocates nothing.
 //
 // # Idempotence
 //
 // Redacting an already redacted value changes nothing, for the built-in
-// rules and configured prefixes. [New] rejects a pattern that matches the
+// rules and configured prefixes. RedactBody goes further for every kind of
+// body but valid JSON: when something was masked, it redacts its own result
+// again until nothing changes (a few passes at most), which settles the
+// cases below. [New] rejects a pattern that matches the
 // empty string or inside [Mask], and a prefix containing '[' or ']'. Two
 // cases may still mask again on a second pass, and are left so because
 // the alternative is to leak: a configured pattern that can match across

@@ -25,23 +25,33 @@ func (r *Redactor) redactForm(body []byte) ([]byte, int) {
 		} else {
 			vlo = lo + nameEnd + 1
 		}
-		nbuf = formDecode(nbuf[:0], pair[:nameEnd])
-		if matches(r, nbuf) {
+		// Components without escapes were scanned with the body.
+		name, nesc := formComponent(&nbuf, pair[:nameEnd])
+		if nesc && matches(r, name) {
 			iv = append(iv, span{lo, lo + nameEnd})
 		}
-		vbuf = formDecode(vbuf[:0], body[vlo:hi])
+		val, vesc := formComponent(&vbuf, body[vlo:hi])
 		switch {
 		case vlo == hi:
-		case isSensitiveKey(r, nbuf):
-			if !keepMasked(r, vbuf) {
+		case isSensitiveKey(r, name):
+			if !keepMasked(r, val) {
 				iv = append(iv, span{vlo, hi})
 			}
-		case matches(r, vbuf):
+		case vesc && matches(r, val):
 			iv = append(iv, span{vlo, hi})
 		}
 		lo = hi + 1
 	}
 	return replaceSpans(body, iv)
+}
+
+// formComponent returns s decoded (into *buf) and whether it held escapes.
+func formComponent(buf *[]byte, s []byte) ([]byte, bool) {
+	if bytes.IndexByte(s, '%') < 0 && bytes.IndexByte(s, '+') < 0 {
+		return s, false
+	}
+	*buf = formDecode((*buf)[:0], s)
+	return *buf, true
 }
 
 // formDecode appends s decoded as a form component ('+' is a space, %XX a

@@ -1,21 +1,25 @@
 package sanitizer
 
-// redactJSONLenient redacts a body announced as JSON that is not valid JSON
-// (cut short, several documents, a stray byte), keeping its bytes: the
-// value rules run over the whole text, every string holding escapes is
-// also checked decoded (and masked whole when something matches), and the
-// value after a sensitive "name": is masked: a string's contents, or the
-// whole of any other value, up to its end or the end of the body. Should
-// the result be valid JSON, it goes through RedactJSON, so that redacting
-// twice changes nothing.
-func (r *Redactor) redactJSONLenient(body []byte) ([]byte, int) {
+import "bytes"
+
+// redactJSONLenient redacts JSON in place: a body announced as JSON that is
+// not valid JSON (cut short, several documents, a stray byte), or text that
+// may hold JSON. The value rules run over the whole text, every string
+// holding escapes is also checked decoded (and masked whole when something
+// matches), and the value after a sensitive "name": is masked: a string's
+// contents, or any other value, up to its end or the end of the body, as
+// the string "[REDACTED]". With compact, a result that is valid JSON goes
+// through RedactJSON, so that redacting a JSON body twice changes nothing.
+func (r *Redactor) redactJSONLenient(body []byte, compact bool) ([]byte, int) {
 	iv := valueSpans(r, body, nil, false)
+	quoted := iv[len(iv):] // spans of non-string values, masked quoted
 	var buf []byte
 	for i := 0; i < len(body); {
-		if body[i] != '"' {
-			i++
-			continue
+		q := bytes.IndexByte(body[i:], '"')
+		if q < 0 {
+			break
 		}
+		i += q
 		lo, hi, end, esc := lenientString(body, i)
 		content := body[lo:hi]
 		if esc {
@@ -49,17 +53,62 @@ func (r *Redactor) redactJSONLenient(body []byte) ([]byte, int) {
 		}
 		ve := lenientValueEnd(body, v)
 		if ve > v {
-			iv = append(iv, span{v, ve})
+			quoted = append(quoted, span{v, ve})
 		}
 		i = ve
 	}
-	out, n := replaceSpans(body, iv)
-	if n > 0 {
+	out, n := replaceQuoted(body, iv, quoted)
+	if n > 0 && compact {
 		if again, m, err := r.redactJSON(nil, out); err == nil {
 			return again, n + m
 		}
 	}
 	return out, n
+}
+
+// replaceQuoted is replaceSpans where the spans in quoted, which overlap
+// no other, become Mask as a JSON string.
+func replaceQuoted(b []byte, iv, quoted []span) ([]byte, int) {
+	if len(quoted) == 0 {
+		return replaceSpans(b, iv)
+	}
+	// A quoted span inside another span is masked by it: drop it.
+	iv = mergeSpans(iv)
+	var keep []span
+	for _, q := range quoted {
+		inside := false
+		for _, s := range iv {
+			if s.lo < q.hi && q.lo < s.hi {
+				inside = true
+				break
+			}
+		}
+		if inside {
+			iv = append(iv, q) // merged with what it overlaps, unquoted
+		} else {
+			keep = append(keep, q)
+		}
+	}
+	iv = mergeSpans(append(iv, keep...))
+	out := make([]byte, 0, len(b)+len(iv)*(len(Mask)+2))
+	prev := 0
+	for _, s := range iv {
+		out = append(out, b[prev:s.lo]...)
+		isQuoted := false
+		for _, q := range keep {
+			if q == s {
+				isQuoted = true
+				break
+			}
+		}
+		if isQuoted {
+			out = append(out, maskJSON...)
+		} else {
+			out = append(out, Mask...)
+		}
+		prev = s.hi
+	}
+	return append(out, b[prev:]...), len(iv)
 }
 
 // lenientString reads the string starting at b[i] ('"'): its contents are

@@ -164,9 +164,8 @@ const (
 // probe asks only whether a token starts: a PEM block then ends after its
 // BEGIN line instead of being followed to its END line.
 //
-// bin scans a binary body: the UTF-16 forms of secrets are looked for too,
-// and a PEM block without its END line ends with its base64 body instead
-// of running to the end of the input.
+// bin scans a binary body: a PEM block without its END line ends with its
+// base64 body instead of running to the end of the input.
 type scanState struct {
 	skip        [nKinds]int
 	prefixFrom  int
@@ -280,7 +279,7 @@ func matchAt[T text](r *Redactor, st *scanState, s T, i int, f uint16, iv []span
 		}
 		for k := range r.lits {
 			l := &r.lits[k]
-			if l.s[0] != s[i] || l.bin && !st.bin || l.b64 && i < st.skip[kB64] || !hasAt(s, i, l.s) {
+			if l.s[0] != s[i] || l.b64 && i < st.skip[kB64] || !hasAt(s, i, l.s) {
 				continue
 			}
 			lo, hi := i, i+len(l.s)

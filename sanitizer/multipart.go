@@ -38,12 +38,18 @@ func (r *Redactor) redactMultipart(params string, body []byte, depth int) (out [
 			epi, m := r.redactText(body[after+2:])
 			return append(out, epi...), n + m, true
 		}
-		eol := bytes.IndexByte(body[after:], '\n')
-		if eol < 0 {
-			return append(out, body[pos:]...), n, true
+		// The rest of the delimiter line should be white space; whatever
+		// it is, it is text.
+		start := len(body)
+		if eol := bytes.IndexByte(body[after:], '\n'); eol >= 0 {
+			start = after + eol + 1
 		}
-		start := after + eol + 1
-		out = append(out, body[pos:start]...)
+		line, m := r.redactText(body[after:start])
+		out = append(append(out, body[pos:after]...), line...)
+		n += m
+		if start == len(body) {
+			return out, n, true
+		}
 		end, next := len(body), len(body)
 		if k := bytes.Index(body[start:], append([]byte("\n"), delim...)); k >= 0 {
 			next = start + k + 1

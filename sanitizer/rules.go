@@ -43,7 +43,7 @@ type Rules struct {
 	// Secrets are known secret values (upstream credentials), redacted
 	// wherever they appear inside a string, as they are and in the encoded
 	// forms New derives from them (URL-escaped, base64, JSON- and
-	// XML-escaped, UTF-16 in binary bodies). Secrets shorter than 4
+	// XML-escaped, UTF-16). Secrets shorter than 4
 	// characters are ignored, as are those found inside Mask itself.
 	Secrets []string
 	// NoDefaults drops the built-in key rule and value patterns, leaving

@@ -16,8 +16,6 @@ type lit struct {
 	// around it (and its '=' padding), which is the encoded blob holding the
 	// secret, e.g. the credentials of "Basic dXNlcjpodW50ZXIy".
 	b64 bool
-	// bin: only looked for in binary bodies (UTF-16 forms).
-	bin bool
 }
 
 // minB64Core is the shortest base64 form of a secret that is looked for:
@@ -38,7 +36,8 @@ const minB64Core = 6
 //     characters that depend on the secret's bytes only, so it is found
 //     within any base64 blob (a Basic credential "user:secret", a token in
 //     an encoded JSON document), padded or not;
-//   - UTF-16, little- and big-endian, in binary bodies only.
+//   - UTF-16, little- and big-endian (binary bodies, wide text, decoded
+//     JSON strings holding \u0000).
 //
 // Duplicates are left for New to drop.
 func secretVariants(s string) []lit {
@@ -77,7 +76,7 @@ func secretVariants(s string) []lit {
 		le = append(le, byte(c), byte(c>>8))
 		be = append(be, byte(c>>8), byte(c))
 	}
-	out = append(out, lit{s: string(le), bin: true}, lit{s: string(be), bin: true})
+	out = append(out, lit{s: string(le)}, lit{s: string(be)})
 	return out
 }
 
