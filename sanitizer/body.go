@@ -25,6 +25,7 @@ const (
 	kindHTML
 	kindForm
 	kindText
+	kindConfig
 	kindMultipart
 )
 
@@ -52,10 +53,14 @@ func classify(mediaType string) (bodyKind, string) {
 		return kindHTML, params
 	case "application/x-www-form-urlencoded":
 		return kindForm, params
-	case "application/yaml", "application/x-yaml", "application/javascript", "application/x-javascript",
-		"application/ecmascript", "application/graphql", "application/sql", "application/toml",
-		"application/x-sh", "application/x-shellscript", "application/jwt", "application/x-pem-file",
-		"application/pem-certificate-chain", "application/csv", "application/x-env", "application/rtf":
+	case "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml", "application/toml",
+		"text/toml", "text/x-toml", "application/x-env", "text/x-env", "text/x-java-properties",
+		"text/x-properties", "application/x-properties", "text/x-ini", "application/x-ini":
+		return kindConfig, params
+	case "application/javascript", "application/x-javascript", "application/ecmascript",
+		"application/graphql", "application/sql", "application/x-sh", "application/x-shellscript",
+		"application/jwt", "application/x-pem-file", "application/pem-certificate-chain",
+		"application/csv", "application/rtf":
 		return kindText, params
 	}
 	switch {
@@ -66,7 +71,7 @@ func classify(mediaType string) (bodyKind, string) {
 	case strings.HasSuffix(mt, "+xml"):
 		return kindXML, params
 	case strings.HasSuffix(mt, "+yaml"):
-		return kindText, params
+		return kindConfig, params
 	case strings.HasPrefix(mt, "text/"), strings.HasPrefix(mt, "message/"):
 		return kindText, params
 	case strings.HasPrefix(mt, "multipart/"):
@@ -99,7 +104,12 @@ func classify(mediaType string) (bodyKind, string) {
 //     names and values.
 //   - multipart/*: each part by its own Content-Type (text/plain when it
 //     has none); the values of sensitive part headers are masked.
-//   - Other text (text/*, YAML, JavaScript, message/*...): the value rules
+//   - Configuration text (YAML, TOML, .env, Java properties, INI): the text
+//     rules below, plus the value of every "key: value" or "key = value"
+//     line whose key is sensitive (quotes, "export ", "- " and trailing
+//     comments understood; a YAML block scalar "key: |" masked to the end
+//     of its indented block).
+//   - Other text (text/*, JavaScript, message/*...): the value rules
 //     as [Redactor.RedactString] does, plus the in-place JSON rule above
 //     for the JSON the text may hold (a JSON error sent as text/plain, a
 //     JSON object quoted in a message).
@@ -191,6 +201,8 @@ func (r *Redactor) redactBodyOnce(kind bodyKind, params string, body []byte, dep
 		return r.redactForm(body)
 	case kindText:
 		return r.redactText(body)
+	case kindConfig:
+		return r.redactConfig(body)
 	case kindMultipart:
 		if depth < maxBodyDepth {
 			if out, n, ok := r.redactMultipart(params, body, depth); ok {

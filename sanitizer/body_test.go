@@ -72,6 +72,15 @@ func TestRedactBody(t *testing.T) {
 		{"text", "text/plain; charset=utf-8", "401: Bearer abcdefghijkl " + secret, "401: Bearer " + m + " " + m, 2},
 		{"text masked prefix", "text/plain", "MASKED: token " + skKey, "MASKED: token " + m, 1},
 		{"yaml", "application/yaml", "key: " + awsKey + "\n", "key: " + m + "\n", 1},
+		{"yaml config", "application/yaml", "db:\n  host: db.local\n  password: hunter # set by ops\n  api_key: \"k1\"\n" +
+			"  private_key: |\n    line1\n    line2\n  port: 5432\nusers:\n- name: bob\n  token: 't2'\n  token_type: bearer\nurl: http://x:8080\n",
+			"db:\n  host: db.local\n  password: " + m + " # set by ops\n  api_key: \"" + m + "\"\n" +
+				"  private_key: |\n" + m + "  port: 5432\nusers:\n- name: bob\n  token: '" + m + "'\n  token_type: bearer\nurl: http://x:8080\n", 4},
+		{"yaml clean MASKED kept", "text/yaml", "password: MASKED:****\n", "password: MASKED:****\n", 0},
+		{"env", "application/x-env", "export API_KEY=abc\nDB_PASSWORD='p w'\nPATH=/bin\n# SECRET=x\n",
+			"export API_KEY=" + m + "\nDB_PASSWORD='" + m + "'\nPATH=/bin\n# SECRET=x\n", 2},
+		{"properties and toml", "text/x-java-properties", "db.password = s1\napp.name=x\n[db]\nclient_secret = \"s2\"\nport = 5\n",
+			"db.password = " + m + "\napp.name=x\n[db]\nclient_secret = \"" + m + "\"\nport = 5\n", 2},
 		{"text clean", "text/csv", "a,b\n1,2\n", "a,b\n1,2\n", 0},
 		{"json as text", "text/plain", `{"password": 12, "s": "hun\u0074er2-S3cr3t", "a": [1, 2]}`,
 			`{"password": "` + m + `", "s": "` + m + `", "a": [1, 2]}`, 2},

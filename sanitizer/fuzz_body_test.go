@@ -13,7 +13,7 @@ import (
 // every kind of body.
 var bodyMediaTypes = []string{
 	"application/json", "application/problem+json", "application/x-ndjson", "application/json-seq",
-	"application/xml", "text/html", "application/x-www-form-urlencoded", "text/plain", "application/yaml",
+	"application/xml", "text/html", "application/x-www-form-urlencoded", "text/plain", "application/yaml", "application/x-env",
 	"image/png", "application/octet-stream", "", "multipart/mixed; boundary=b1", "text/plain; charset=utf-16",
 }
 
@@ -28,6 +28,7 @@ var bodySeeds = []string{
 	"{\"token\": \"a\"}\n{\"b\": " + "\n\x1e[1]\n", `{"user":"bob","password":"hunter","note":"x ` + secret,
 	`{"m":"hunter2\u002dS3cr3t\x"} x`, "-----BEGIN PRIVATE KEY-----\nMIIE\x00\x01", "xx" + secret + awsKey + "sk-abcdefghijklmnopqrs" + secret,
 	url.PathEscape(upstreamKey) + " " + base64.RawURLEncoding.EncodeToString([]byte(upstreamKey)),
+	"db:\n  password: 'x' # c\n  key: |\n    a\n  b: 1\n- token: t\nexport API_KEY=\"v\"\n",
 }
 
 // secretForms are the encoded forms of the fuzzed secrets that must never

@@ -11,8 +11,20 @@ import "bytes"
 // the string "[REDACTED]". With compact, a result that is valid JSON goes
 // through RedactJSON, so that redacting a JSON body twice changes nothing.
 func (r *Redactor) redactJSONLenient(body []byte, compact bool) ([]byte, int) {
-	iv := valueSpans(r, body, nil, false)
-	quoted := iv[len(iv):] // spans of non-string values, masked quoted
+	iv, quoted := r.lenientSpans(body)
+	out, n := replaceQuoted(body, iv, quoted)
+	if n > 0 && compact {
+		if again, m, err := r.redactJSON(nil, out); err == nil {
+			return again, n + m
+		}
+	}
+	return out, n
+}
+
+// lenientSpans returns the spans redactJSONLenient masks: iv as Mask, quoted
+// (non-string values) as Mask in quotes.
+func (r *Redactor) lenientSpans(body []byte) (iv, quoted []span) {
+	iv = valueSpans(r, body, nil, false)
 	var buf []byte
 	for i := 0; i < len(body); {
 		q := bytes.IndexByte(body[i:], '"')
@@ -57,13 +69,7 @@ func (r *Redactor) redactJSONLenient(body []byte, compact bool) ([]byte, int) {
 		}
 		i = ve
 	}
-	out, n := replaceQuoted(body, iv, quoted)
-	if n > 0 && compact {
-		if again, m, err := r.redactJSON(nil, out); err == nil {
-			return again, n + m
-		}
-	}
-	return out, n
+	return iv, quoted
 }
 
 // replaceQuoted is replaceSpans where the spans in quoted, which overlap
