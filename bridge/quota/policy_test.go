@@ -1,0 +1,111 @@
+package quota_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/quota"
+)
+
+func TestBucketKey(t *testing.T) {
+	for _, tc := range []struct {
+		id   *bridge.Identity
+		want string
+	}{
+		{nil, "anonymous"},
+		{&bridge.Identity{}, "anonymous"},
+		{bridge.Local, "local"},
+		{&bridge.Identity{ID: "api-key:0", Remote: "10.0.0.1:5000"}, "api-key:0"},
+		{&bridge.Identity{ID: "jwt:https://iss|alice", Subject: "alice"}, "jwt:https://iss|alice"},
+		{&bridge.Identity{Remote: "10.0.0.1:5000"}, "10.0.0.1"},
+		{&bridge.Identity{Remote: "[2001:db8::1]:443"}, "2001:db8::1"},
+		{&bridge.Identity{Remote: "10.0.0.1"}, "10.0.0.1"},
+		{&bridge.Identity{Remote: "@"}, "@"},
+	} {
+		if got := quota.BucketKey(tc.id); got != tc.want {
+			t.Errorf("BucketKey(%+v) = %q, want %q", tc.id, got, tc.want)
+		}
+	}
+}
+
+func TestPolicyLimitFor(t *testing.T) {
+	def := quota.Limit{Calls: 100, Period: time.Minute}
+	byID := quota.Limit{Calls: 1000, Period: time.Hour}
+	bySub := quota.Limit{Calls: 10, Period: time.Second}
+	byAddr := quota.Limit{Calls: 1, Period: time.Second}
+	p := quota.Policy{Default: def, PerIdentity: map[string]Limit{
+		"api-key:0":     byID,
+		"jwt:iss|bob":   byID,
+		"bob":           bySub, // shadowed by bob's ID
+		"alice":         bySub,
+		"api-key:9":     {}, // exempt
+		"192.0.2.7":     byAddr,
+		quota.Anonymous: byAddr,
+	}}
+	for _, tc := range []struct {
+		name string
+		id   *bridge.Identity
+		want quota.Limit
+	}{
+		{"by ID", &bridge.Identity{ID: "api-key:0"}, byID},
+		{"ID before subject", &bridge.Identity{ID: "jwt:iss|bob", Subject: "bob"}, byID},
+		{"by subject", &bridge.Identity{ID: "jwt:other|alice", Subject: "alice"}, bySub},
+		{"exempt", &bridge.Identity{ID: "api-key:9"}, quota.Limit{}},
+		{"by address", &bridge.Identity{Remote: "192.0.2.7:1234"}, byAddr},
+		{"anonymous", nil, byAddr},
+		{"default", &bridge.Identity{ID: "api-key:1", Subject: "carol"}, def},
+		{"default for an address", &bridge.Identity{Remote: "192.0.2.8:1"}, def},
+	} {
+		if diff := cmp.Diff(tc.want, p.LimitFor(tc.id)); diff != "" {
+			t.Errorf("%s: LimitFor(%+v) mismatch (-want +got):\n%s", tc.name, tc.id, diff)
+		}
+	}
+	if got := (quota.Policy{}).LimitFor(&bridge.Identity{ID: "x"}); !got.IsZero() {
+		t.Errorf("the zero Policy sets %v", got)
+	}
+}
+
+// Limit is short for quota.Limit in the tables.
+type Limit = quota.Limit
+
+func TestParsePolicy(t *testing.T) {
+	p, err := quota.ParsePolicy("100/1m", map[string]string{"api-key:0": "1000/1h", "api-key:1": "unlimited"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := quota.Policy{
+		Default:     Limit{Calls: 100, Period: time.Minute},
+		PerIdentity: map[string]Limit{"api-key:0": {Calls: 1000, Period: time.Hour}, "api-key:1": {}},
+	}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("ParsePolicy mismatch (-want +got):\n%s", diff)
+	}
+	if !p.Enabled() || p.Validate() != nil {
+		t.Errorf("Enabled=%v Validate=%v", p.Enabled(), p.Validate())
+	}
+	if p, err := quota.ParsePolicy("", nil); err != nil || p.Enabled() {
+		t.Errorf(`ParsePolicy("", nil) = %+v, %v; want no quota`, p, err)
+	}
+
+	_, err = quota.ParsePolicy("100", map[string]string{"api-key:0": "0/1m", "b": "1/1h", "": "1/s"})
+	if err == nil {
+		t.Fatal("bad policy accepted")
+	}
+	for _, want := range []string{`default: quota "100"`, `identity "api-key:0": quota "0/1m"`, "empty identity key"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("ParsePolicy error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), `"b"`) {
+		t.Errorf("ParsePolicy blames a good entry:\n%v", err)
+	}
+
+	bad := quota.Policy{Default: Limit{Calls: 1}, PerIdentity: map[string]Limit{"x": {Period: time.Second}}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "default") || !strings.Contains(err.Error(), `identity "x"`) {
+		t.Errorf("Validate = %v, want both problems", err)
+	}
+}
