@@ -59,7 +59,16 @@
 // token_endpoint, authorization_url, password_policy,
 // client_secret_expires_at, access_key_id, private_key_id, cookie_name),
 // "key", "auth", "author", "authority", "passwordless" and "signature" are
-// not sensitive. The table is in keys_test.go. [Rules.Keys] adds names
+// not sensitive. The table is in keys_test.go.
+//
+// Name/value pairs count too: in a JSON object with a "name" or "key"
+// member (any case) whose string value is a sensitive key, the "value"
+// members (any case) are sensitive, wherever they stand in the object:
+// {"name":"DB_PASSWORD","value":"..."} (container environments), HAR
+// headers, {"Key":"api_token","Value":"..."} tags. XML has the same rule
+// with name and key attributes.
+//
+// [Rules.Keys] adds names
 // compared whole after folding ASCII case and deleting '-' and '_'
 // ("X-Session" matches "x_session"). [Rules.NoDefaults] drops the built-in
 // rule. [Redactor.IsSensitiveKey] exposes the decision.

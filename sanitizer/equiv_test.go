@@ -28,13 +28,14 @@ var (
 		"token", "Token", "ACCESS_TOKEN", "accessToken", "refresh-token", "Password", "passwd",
 		"x-api-key", "X_API_KEY", "Set-Cookie", "authorization", "clientSecret", "private_key",
 		"token_type", "tokens_used", "csrfToken", "secrets", "x_session", "é", "",
+		"name", "Name", "key", "value", "Value", "value", "name",
 		ghToken, "key " + awsKey, "MASKED:" + skKey,
 	}
 	genPieces = []string{
 		"hello", " ", "world", "a/b", "<b>", "&amp;", "\n", "\t", `"`, `\`, "é", "\u2028", "😀", "\x01", "\x7f",
 		jwt, skKey, awsKey, ghToken, slack, secret, pemKey, "Bearer abcdefghijkl", "pk_live_abcdefghij",
 		"passwd=xyz", "sk-", "eyJ", "-----BEGIN", "gh", "xox", "Bearer", "task-management-service-x",
-		sanitizer.Mask, "[", "]",
+		sanitizer.Mask, "[", "]", "password", "DB_PASSWORD", "api_key", "host",
 	}
 	genNumbers = []string{"0", "-1", "3.25", "1e10", "-0.5E-3", "12345678901234567890", "0.0"}
 )

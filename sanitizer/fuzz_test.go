@@ -61,8 +61,9 @@ func FuzzRedactJSON(f *testing.F) {
 		checkNoSecret(t, got)
 		// Redact cannot tell two keys apart once they redact to the same
 		// text, so compare only when no key changes.
+		// Nor when a key repeats: decoding keeps the last one only.
 		want := decode(t, in)
-		if !keysChange(r.RedactString, want) {
+		if !keysChange(r.RedactString, want) && !dupKeys(in) {
 			if diff := cmp.Diff(r.Redact(want), got); diff != "" {
 				t.Fatalf("RedactJSON(%q) = %q differs from Redact (-Redact +RedactJSON):\n%s", in, out, diff)
 			}
@@ -95,6 +96,53 @@ func FuzzRedact(f *testing.F) {
 		}
 		checkNoSecret(t, red)
 	})
+}
+
+// dupKeys reports whether an object of the valid JSON document doc has two
+// members of the same name.
+func dupKeys(doc []byte) bool {
+	d := json.NewDecoder(bytes.NewReader(doc))
+	type obj struct {
+		keys  map[string]bool
+		inObj bool
+		isKey bool
+	}
+	var stack []*obj
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return false
+		}
+		var top *obj
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		isKey := top != nil && top.inObj && top.isKey
+		if top != nil && top.inObj {
+			top.isKey = !top.isKey
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				stack = append(stack, &obj{keys: map[string]bool{}, inObj: true, isKey: true})
+			case '[':
+				stack = append(stack, &obj{})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].inObj {
+					stack[len(stack)-1].isKey = true
+				}
+			}
+		case string:
+			if isKey {
+				if top.keys[v] {
+					return true
+				}
+				top.keys[v] = true
+			}
+		}
+	}
 }
 
 // keysChange reports whether redact changes some object key in v.

@@ -41,10 +41,17 @@ type jsonState struct {
 	iv     []span
 	depth  int
 	err    *SyntaxError
-	masked bool // the last string read starts with "MASKED:" and had nothing masked
-	key    bool // the last string read is a sensitive member name
-	n      int  // masks so far
+	masked bool  // the last string read starts with "MASKED:" and had nothing masked
+	key    bool  // the last string read is a sensitive member name
+	kv     uint8 // the last member name read is a label or value name (kv*)
+	n      int   // masks so far
+	vals   []valPos
 }
+
+// valPos is a "value" member's value already written, dst[lo:hi], with
+// the masks counted inside it: masked whole should a sensitive label
+// follow it in its object.
+type valPos struct{ lo, hi, n int }
 
 // RedactJSON appends to dst a compact copy of the JSON document src with
 // every secret masked, and returns the extended buffer. It reads src once,
@@ -61,7 +68,7 @@ func (r *Redactor) RedactJSON(dst, src []byte) ([]byte, error) {
 // redactJSON is RedactJSON, returning the number of masks.
 func (r *Redactor) redactJSON(dst, src []byte) ([]byte, int, error) {
 	st := r.states.Get().(*jsonState)
-	st.r, st.src, st.dst, st.pend, st.depth, st.err, st.n = r, src, dst, 0, 0, nil, 0
+	st.r, st.src, st.dst, st.pend, st.depth, st.err, st.n, st.vals = r, src, dst, 0, 0, nil, 0, st.vals[:0]
 	st.pend = st.space(0)
 	i := st.value(st.pend)
 	if i >= 0 {
@@ -182,6 +189,10 @@ func (s *jsonState) object(i int) int {
 		s.depth--
 		return i + 1
 	}
+	// labelled: a "name" or "key" member names a sensitive key, so the
+	// "value" members are sensitive ({"name":"DB_PASSWORD","value":"..."});
+	// s.vals[base:] are those written before it was known.
+	labelled, base := false, len(s.vals)
 	for {
 		if i >= len(src) {
 			return s.eof()
@@ -192,7 +203,10 @@ func (s *jsonState) object(i int) int {
 		if i = s.str(i, true); i < 0 {
 			return -1
 		}
-		sensitive := s.key
+		sensitive, kv := s.key, s.kv
+		if kv == kvValue && labelled {
+			sensitive = true
+		}
 		if i = s.space(i); i >= len(src) {
 			return s.eof()
 		}
@@ -200,17 +214,25 @@ func (s *jsonState) object(i int) int {
 			return s.fail(i, "invalid character "+quoteByte(src[i])+" after object key")
 		}
 		start := s.space(i + 1)
-		if sensitive {
+		if sensitive || kv == kvValue {
 			s.flush(start)
 		}
 		mark, nmark := len(s.dst), s.n
 		if i = s.value(start); i < 0 {
 			return -1
 		}
-		if sensitive && (src[start] != '"' || !s.masked) {
+		clean := src[start] == '"' && s.masked
+		switch {
+		case sensitive && !clean:
 			s.dst = append(s.dst[:mark], maskJSON...)
 			s.pend = i
 			s.n = nmark + 1
+		case kv == kvValue && !clean:
+			s.flush(i)
+			s.vals = append(s.vals, valPos{mark, len(s.dst), s.n - nmark})
+		case kv == kvLabel && !labelled && src[start] == '"' && s.labelNamesSecret(start, i):
+			labelled = true
+			s.maskValues(base)
 		}
 		if i = s.space(i); i >= len(src) {
 			return s.eof()
@@ -220,11 +242,43 @@ func (s *jsonState) object(i int) int {
 			i = s.space(i + 1)
 		case '}':
 			s.depth--
+			s.vals = s.vals[:base]
 			return i + 1
 		default:
 			return s.fail(i, "invalid character "+quoteByte(src[i])+" after object key:value pair")
 		}
 	}
+}
+
+// labelNamesSecret reports whether the string src[start:end], the value
+// str just read, is a sensitive key name.
+func (s *jsonState) labelNamesSecret(start, end int) bool {
+	raw := s.src[start+1 : end-1]
+	for _, c := range raw {
+		if c == '\\' {
+			return isSensitiveKey(s.r, s.buf) // escaped decoded it there
+		}
+	}
+	return isSensitiveKey(s.r, raw)
+}
+
+// maskValues masks the values recorded in s.vals[base:], last first so
+// that the earlier offsets hold.
+func (s *jsonState) maskValues(base int) {
+	for k := len(s.vals) - 1; k >= base; k-- {
+		v := s.vals[k]
+		d := s.dst
+		tail := d[v.hi:]
+		nl := v.lo + len(maskJSON)
+		if nl > v.hi {
+			d = append(d, make([]byte, nl-v.hi)...)
+		}
+		copy(d[nl:], tail)
+		copy(d[v.lo:], maskJSON)
+		s.dst = d[:nl+len(tail)]
+		s.n += 1 - v.n
+	}
+	s.vals = s.vals[:base]
 }
 
 func (s *jsonState) array(i int) int {

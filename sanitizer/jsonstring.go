@@ -57,6 +57,7 @@ found:
 	s.masked = hasAt(body, 0, maskedPrefix)
 	if key {
 		s.key = (r.words && mayEnd(body) || r.keyMax != 0) && sensitiveKey(r, body) // isSensitiveKey, its first test inlined
+		s.kv = kvKind(body)
 	}
 	if from < 0 && len(r.patterns) == 0 {
 		return end
@@ -116,6 +117,7 @@ func (s *jsonState) escaped(i, j int, key bool) int {
 	s.masked = hasAt(buf, 0, maskedPrefix)
 	if key {
 		s.key = (r.words && mayEnd(buf) || r.keyMax != 0) && sensitiveKey(r, buf)
+		s.kv = kvKind(buf)
 	}
 	iv := scanMasks(r, buf, 0, s.iv[:0])
 	iv = patternSpans(r.patterns, buf, iv)

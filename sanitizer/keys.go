@@ -85,6 +85,32 @@ var (
 		"credentials", "cookie", "authorization", "sessionid", "sessid"}
 )
 
+// Kinds of member name for name/value pairs (kvKind).
+const (
+	kvNone  uint8 = iota
+	kvLabel       // "name" or "key", any case: names what "value" holds
+	kvValue       // "value", any case
+)
+
+// kvKind tells whether the member name k is a label or value name.
+func kvKind[T text](k T) uint8 {
+	switch len(k) {
+	case 3:
+		if k[0]|0x20 == 'k' && k[1]|0x20 == 'e' && k[2]|0x20 == 'y' {
+			return kvLabel
+		}
+	case 4:
+		if hasFoldAt(k, 0, "name") {
+			return kvLabel
+		}
+	case 5:
+		if hasFoldAt(k, 0, "value") {
+			return kvValue
+		}
+	}
+	return kvNone
+}
+
 // isValueTail reports whether w merely says which form of the value
 // precedes it (SecretString, password_hash): the word before decides.
 func isValueTail(w []byte) bool {

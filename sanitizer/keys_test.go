@@ -94,6 +94,13 @@ func TestOnRedact(t *testing.T) {
 		t.Errorf("RedactJSON: %d calls, total %d; want 1, 2", calls, total)
 	}
 	calls, total = 0, 0
+	if _, err := r.RedactJSON(nil, []byte(`{"value":"`+skKey+`","name":"token","v":"`+secret+`"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || total != 2 {
+		t.Errorf("RedactJSON name/value: %d calls, total %d; want 1, 2", calls, total)
+	}
+	calls, total = 0, 0
 	r.Redact(map[string]any{"password": "x", "m": []any{skKey, "ok"}})
 	if calls != 1 || total != 2 {
 		t.Errorf("Redact: %d calls, total %d; want 1, 2", calls, total)

@@ -2,7 +2,8 @@ package sanitizer
 
 // Redact returns a redacted copy of v, a value as encoding/json decodes it
 // into an any: maps and slices are copied (v is never modified), strings go
-// through [Redactor.RedactString], the values of sensitive keys become
+// through [Redactor.RedactString], the values of sensitive keys (and the
+// "value" of an object whose "name" or "key" names a sensitive key) become
 // [Mask] (unless a string starting with "MASKED:" in which no value rule
 // matches), and every other value is returned as is. Object keys are
 // redacted like any string; should two keys of one map redact to the same
@@ -21,10 +22,17 @@ func (r *Redactor) redact(v any) (any, int) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		total := 0
+		labelled := false // a name or key member names a sensitive key
+		for k, e := range x {
+			if s, ok := e.(string); ok && kvKind(k) == kvLabel && isSensitiveKey(r, s) {
+				labelled = true
+				break
+			}
+		}
 		for k, e := range x {
 			rk, n := r.redactString(k)
 			total += n
-			if isSensitiveKey(r, k) {
+			if isSensitiveKey(r, k) || labelled && kvKind(k) == kvValue {
 				if s, ok := e.(string); ok && keepMasked(r, s) {
 					out[rk] = s
 				} else {
