@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
 	"encoding/hex"
 	"fmt"
@@ -74,12 +75,10 @@ func (a *app) cacheDir() (string, error) {
 	return filepath.Join(dir, "mcpbridge"), nil
 }
 
-// cacheEntry is what a cache file holds after its checksum.
-type cacheEntry struct {
-	Refs []cacheRef // the documents the spec's $refs pulled in
-	Snap []byte     // bridge.Catalog.Snapshot
-}
-
+// A cache file is the SHA-256 of the rest, then the length (uvarint) of
+// the gob-encoded list of referenced documents, that list, and the
+// snapshot bytes; the snapshot is written as it is, never copied into a
+// bigger buffer (GitHub's is ~5 MB).
 type cacheRef struct {
 	Location string
 	SHA256   [sha256.Size]byte
@@ -105,13 +104,20 @@ func (a *app) loadCached(ctx context.Context, key string, opts bridge.Options, l
 		a.log.Warn("tool cache entry is corrupt; rebuilding", zap.String("key", key))
 		return nil, nil
 	}
-	var e cacheEntry
-	if err := gob.NewDecoder(bytes.NewReader(data[sha256.Size:])).Decode(&e); err != nil {
+	rest := data[sha256.Size:]
+	n, w := binary.Uvarint(rest)
+	if w <= 0 || n > uint64(len(rest)-w) {
+		a.log.Warn("tool cache entry unusable; rebuilding", zap.String("key", key))
+		return nil, nil
+	}
+	var stored []cacheRef
+	if err := gob.NewDecoder(bytes.NewReader(rest[w : w+int(n)])).Decode(&stored); err != nil {
 		a.log.Warn("tool cache entry unusable; rebuilding", zap.String("key", key), zap.Error(err))
 		return nil, nil
 	}
-	refs := make([]specloader.Ref, len(e.Refs))
-	for i, r := range e.Refs {
+	snap := rest[w+int(n):]
+	refs := make([]specloader.Ref, len(stored))
+	for i, r := range stored {
 		refs[i] = specloader.Ref{Location: r.Location, SHA256: r.SHA256}
 	}
 	if len(refs) > 0 {
@@ -121,7 +127,7 @@ func (a *app) loadCached(ctx context.Context, key string, opts bridge.Options, l
 			return nil, nil
 		}
 	}
-	c, err := bridge.NewFromSnapshot(e.Snap, opts)
+	c, err := bridge.NewFromSnapshot(snap, opts)
 	if err != nil {
 		a.log.Warn("tool cache entry unusable; rebuilding", zap.String("key", key), zap.Error(err))
 		return nil, nil
@@ -132,40 +138,53 @@ func (a *app) loadCached(ctx context.Context, key string, opts bridge.Options, l
 // storeCached writes the snapshot of c under key, with the documents its
 // spec's $refs pulled in; failures only warn.
 func (a *app) storeCached(key string, c *bridge.Catalog, refs []specloader.Ref) {
-	dir, err := a.cacheDir()
-	if err == nil {
-		err = os.MkdirAll(dir, 0o700)
-	}
-	e := cacheEntry{}
-	for _, r := range refs {
-		e.Refs = append(e.Refs, cacheRef{Location: r.Location, SHA256: r.SHA256})
-	}
-	if err == nil {
-		e.Snap, err = c.Snapshot()
-	}
-	var buf bytes.Buffer
-	if err == nil {
-		err = gob.NewEncoder(&buf).Encode(&e)
-	}
-	if err == nil {
-		snap := buf.Bytes()
-		sum := sha256.Sum256(snap)
-		var f *os.File
-		f, err = os.CreateTemp(dir, key+".*.tmp")
-		if err == nil {
-			_, err = f.Write(append(sum[:], snap...))
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err == nil {
-				err = os.Rename(f.Name(), filepath.Join(dir, key+".tools"))
-			}
-			if err != nil {
-				os.Remove(f.Name())
-			}
-		}
-	}
-	if err != nil {
+	if err := a.writeCache(key, c, refs); err != nil {
 		a.log.Warn("tool cache not written", zap.Error(err))
 	}
+}
+
+func (a *app) writeCache(key string, c *bridge.Catalog, refs []specloader.Ref) error {
+	dir, err := a.cacheDir()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	stored := []cacheRef{}
+	for _, r := range refs {
+		stored = append(stored, cacheRef{Location: r.Location, SHA256: r.SHA256})
+	}
+	var head bytes.Buffer
+	if err := gob.NewEncoder(&head).Encode(stored); err != nil {
+		return fmt.Errorf("encoding cache entry: %w", err)
+	}
+	snap, err := c.Snapshot()
+	if err != nil {
+		return err
+	}
+	n := binary.AppendUvarint(nil, uint64(head.Len()))
+	h := sha256.New()
+	h.Write(n)
+	h.Write(head.Bytes())
+	h.Write(snap)
+	f, err := os.CreateTemp(dir, key+".*.tmp")
+	if err != nil {
+		return err
+	}
+	for _, part := range [][]byte{h.Sum(nil), n, head.Bytes(), snap} {
+		if err == nil {
+			_, err = f.Write(part)
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, key+".tools"))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
