@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -30,9 +31,10 @@ type Tool struct {
 	output  schema.Lazy // validates structured output; empty: no output schema
 	timeout time.Duration
 	retry   bool
-	builtin builtin  // non-zero: answered by the bridge itself (ping, meta-tools)
-	tags    []string // the operation's tags, for search_operations
-	pinned  bool     // listed in hybrid mode
+	builtin builtin         // non-zero: answered by the bridge itself (ping, meta-tools)
+	tags    []string        // the operation's tags, for search_operations
+	pinned  bool            // listed in hybrid mode
+	repairs []schema.Repair // spec contradictions resolved while building; New collects them
 }
 
 // builtin names the tools the bridge answers itself.
@@ -188,7 +190,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 				zap.String("op", label), zap.String("in", p.In), zap.String("name", p.Name))
 			continue
 		}
-		spec, err := request.NewParamSpec(p)
+		spec, err := request.NewParamSpec(p, request.Options{})
 		if err != nil {
 			return nil, fail("parameter %q in %s: %v", p.Name, p.In, err)
 		}
@@ -252,7 +254,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 		if rb == nil {
 			return nil, fail("unresolved request body reference")
 		}
-		bs, err := request.NewBody(rb)
+		bs, err := request.NewBody(rb, request.Options{})
 		if err != nil {
 			return nil, fail("request body: %v", err)
 		}
@@ -281,6 +283,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	if len(props) == 0 {
 		root.Properties = nil
 	}
+	t.repairs = append(slices.Clone(conv.Repairs()), schema.RepairSchema(root, "input")...)
 	if c.opts.VerifySchemas {
 		if _, err := root.Resolve(&jsonschema.ResolveOptions{}); err != nil {
 			return nil, fail("input schema: %v", err)
@@ -293,7 +296,9 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	t.input = schema.NewLazy(inRaw)
 
 	var outRaw json.RawMessage
-	if out := schema.Output(o); out != nil {
+	out, outRepairs := schema.BuildOutput(o, c.opts.OutputSchema, c.redactor.IsSensitiveKey)
+	t.repairs = append(t.repairs, outRepairs...)
+	if out != nil {
 		raw, err := schema.Marshal(out)
 		switch {
 		case err != nil:

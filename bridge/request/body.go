@@ -8,6 +8,7 @@ import (
 	"maps"
 	"mime/multipart"
 	"net/textproto"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -46,6 +47,7 @@ type Body struct {
 	ContentType string               // chosen media type as written in the spec, e.g. application/json, multipart/form-data, image/*
 	Required    bool                 // the operation requires a body
 	Encoding    map[string]*Encoding // form/multipart per-property encoding (contentType, style, explode)
+	Nested      NestedStyle          // form/multipart: the convention for nested values of styled properties; "" means NestedBrackets
 
 	Kind     BodyKind
 	Header   string              // Content-Type to send (wildcards resolved); multipart adds its boundary at encode time
@@ -66,8 +68,14 @@ type Body struct {
 // body with no media type; only unsupported media types (multipart types
 // other than form-data, unparsable keys, form or multipart types whose
 // schema is not an object); an Encoding Object style other than form,
-// spaceDelimited, pipeDelimited or deepObject.
-func NewBody(rb *openapi3.RequestBody) (*Body, error) {
+// spaceDelimited, pipeDelimited or deepObject. An unknown o.Nested is an
+// error too; o.AllowSlashes is ignored.
+func NewBody(rb *openapi3.RequestBody, o Options) (*Body, error) {
+	if o.Nested != "" {
+		if _, err := ParseNestedStyle(string(o.Nested)); err != nil {
+			return nil, err
+		}
+	}
 	if rb == nil || len(rb.Content) == 0 {
 		if rb != nil && rb.Required {
 			return nil, errors.New("required request body declares no media type")
@@ -154,6 +162,7 @@ func NewBody(rb *openapi3.RequestBody) (*Body, error) {
 		}
 	}
 	if b.Kind == KindForm || b.Kind == KindMultipart {
+		b.Nested = o.Nested
 		for _, name := range slices.Sorted(maps.Keys(b.Encoding)) {
 			e := b.Encoding[name]
 			switch e.SerializationMethod().Style {
@@ -318,16 +327,23 @@ func (b *Body) fileProps() []string {
 //
 //   - JSON: compact, HTML characters unescaped.
 //   - Form: one entry per object property in sorted order. With an Encoding
-//     Object that sets style, explode or allowReserved, the property is
-//     serialized like a query parameter with that style. Otherwise
-//     (content-based, as OAS 3.1 defines the defaults) primitives are
-//     written as-is, arrays as repeated keys, and objects, nested values
-//     and properties whose encoding contentType is JSON as JSON text.
+//     Object that sets style, explode or allowReserved (a styled
+//     property), the property is serialized like a query parameter with
+//     that style, nested values by b.Nested. Otherwise (content-based, as
+//     OAS 3.1 defines the defaults) primitives are written as-is, arrays
+//     as repeated keys, and objects, nested values and properties whose
+//     encoding contentType is JSON as JSON text.
 //   - Multipart: one part per property (arrays: one part per item, unless
-//     the encoding sets explode false: one part joined by the style's
+//     the encoding's explode is false, as it is by default for
+//     spaceDelimited and pipeDelimited: one part joined by the style's
 //     delimiter). File properties (see filePlans) take a base64 string
 //     (a data: URL works too) or a fileSchema object; other properties
-//     are text parts, objects JSON parts (application/json).
+//     are text parts, objects JSON parts (application/json). A deepObject
+//     property, and a styled property whose value nests, give instead one
+//     text part per pair the same property gives in a form body, decoded,
+//     as OAS 3.1.1 says (a deepObject meta={"k":"v"} is a part "meta[k]"
+//     holding "v", as Stripe reads it; OAS 3.0 and kin-openapi ignore
+//     style in multipart, and other non-nesting values keep their parts).
 //   - Text: the string as-is (numbers and booleans formatted).
 //   - Binary: the base64 string decoded (or a file object, whose
 //     contentType may pick among the body's media types).
@@ -391,11 +407,8 @@ func (b *Body) encodeForm(obj map[string]any) ([]byte, error) {
 		v := obj[name]
 		e := b.Encoding[name]
 		var err error
-		if e != nil && (e.Style != "" || e.Explode != ExplodeUnset || e.AllowReserved) {
-			sm := e.SerializationMethod()
-			ps := ParamSpec{Name: name, In: InQuery, Style: sm.Style, AllowReserved: e.AllowReserved,
-				Explode: sm.Explode || sm.Style == openapi3.SerializationDeepObject}
-			buf, err = ps.appendQuery(buf, v)
+		if e.styled() {
+			buf, err = b.styledSpec(name, e, e.AllowReserved).appendQuery(buf, v)
 		} else {
 			buf, err = appendFormContent(buf, name, v, e)
 		}
@@ -457,16 +470,27 @@ func (b *Body) encodeMultipart(obj map[string]any) ([]byte, string, error) {
 	return buf.Bytes(), w.FormDataContentType(), nil
 }
 
+// styledSpec is how a styled form or multipart property is serialized:
+// as a query parameter of its encoding's style.
+func (b *Body) styledSpec(name string, e *Encoding, allowReserved bool) ParamSpec {
+	sm := e.SerializationMethod()
+	return ParamSpec{Name: name, In: InQuery, Style: sm.Style, AllowReserved: allowReserved,
+		Explode: sm.Explode || sm.Style == openapi3.SerializationDeepObject, Nested: b.Nested}
+}
+
 func (b *Body) writeProperty(w *multipart.Writer, name string, v any) error {
 	if hasControl(name) {
 		return errors.New("property names must not contain control characters")
 	}
 	e := b.Encoding[name]
 	plan := b.Files[name]
+	if plan.Kind == FileNone && e.styled() && (e.SerializationMethod().Style == openapi3.SerializationDeepObject || nests(v)) {
+		return b.writeStyledParts(w, name, v, e)
+	}
 	items := []any{v}
 	if arr, ok := v.([]any); ok {
 		items = arr
-		if e != nil && e.Explode == ExplodeFalse && plan.Kind == FileNone {
+		if e.styled() && !e.SerializationMethod().Explode && plan.Kind == FileNone {
 			delim := map[string]string{openapi3.SerializationSpaceDelimited: " ", openapi3.SerializationPipeDelimited: "|"}[e.Style]
 			if delim == "" {
 				delim = ","
@@ -496,6 +520,41 @@ func (b *Body) writeProperty(w *multipart.Writer, name string, v any) error {
 			err = writeFilePart(w, name, item, plan)
 		}
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeStyledParts writes a styled property as the pairs of its form
+// encoding, one text part each, decoded. The pairs are built without
+// allowReserved, so every byte but the delimiters is escaped and decoding
+// gives back exactly the keys and values.
+func (b *Body) writeStyledParts(w *multipart.Writer, name string, v any, e *Encoding) error {
+	q, err := b.styledSpec(name, e, false).appendQuery(nil, v)
+	if err != nil {
+		return err
+	}
+	for pair := range strings.SplitSeq(string(q), "&") {
+		if pair == "" {
+			continue
+		}
+		rawKey, rawValue, _ := strings.Cut(pair, "=")
+		key, err1 := url.PathUnescape(rawKey)
+		value, err2 := url.PathUnescape(rawValue)
+		if err := errors.Join(err1, err2); err != nil {
+			return fmt.Errorf("decoding field %q: %w", rawKey, err)
+		}
+		if hasControl(key) {
+			return fmt.Errorf("field name %q must not contain control characters", key)
+		}
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", `form-data; name="`+quoteParam(key)+`"`)
+		pw, err := w.CreatePart(h)
+		if err != nil {
+			return err
+		}
+		if _, err := pw.Write([]byte(value)); err != nil {
 			return err
 		}
 	}
@@ -546,6 +605,13 @@ type Encoding struct {
 	Style         string
 	Explode       Tri
 	AllowReserved bool
+}
+
+// styled reports whether the Encoding Object sets style, explode or
+// allowReserved: OpenAPI then serializes the property by its style and
+// ignores contentType.
+func (e *Encoding) styled() bool {
+	return e != nil && (e.Style != "" || e.Explode != ExplodeUnset || e.AllowReserved)
 }
 
 func newEncoding(e *openapi3.Encoding) *Encoding {

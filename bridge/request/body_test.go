@@ -69,7 +69,7 @@ func TestNewBodySpec(t *testing.T) {
 			for _, k := range tc.content {
 				rb.Content[k] = &openapi3.MediaType{}
 			}
-			b, err := NewBody(rb)
+			b, err := NewBody(rb, Options{})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("NewBody error = %v, want one containing %q", err, tc.err)
@@ -88,36 +88,36 @@ func TestNewBodySpec(t *testing.T) {
 }
 
 func TestNewBodySpecSpecial(t *testing.T) {
-	if b, err := NewBody(nil); b != nil || err != nil {
-		t.Errorf("NewBody(nil) = %v, %v; want nil, nil", b, err)
+	if b, err := NewBody(nil, Options{}); b != nil || err != nil {
+		t.Errorf("NewBody(nil, Options{}) = %v, %v; want nil, nil", b, err)
 	}
-	if b, err := NewBody(&openapi3.RequestBody{}); b != nil || err != nil {
+	if b, err := NewBody(&openapi3.RequestBody{}, Options{}); b != nil || err != nil {
 		t.Errorf("NewBody(no content) = %v, %v; want nil, nil", b, err)
 	}
-	if _, err := NewBody(&openapi3.RequestBody{Required: true}); err == nil {
+	if _, err := NewBody(&openapi3.RequestBody{Required: true}, Options{}); err == nil {
 		t.Error("NewBody(required, no content): want an error")
 	}
-	_, err := NewBody(bodyDoc(t, `{"content":{"application/x-www-form-urlencoded":{"encoding":{"a":{"style":"matrix"}}}}}`))
+	_, err := NewBody(bodyDoc(t, `{"content":{"application/x-www-form-urlencoded":{"encoding":{"a":{"style":"matrix"}}}}}`), Options{})
 	if err == nil || !strings.Contains(err.Error(), `encoding style "matrix" is not allowed`) {
 		t.Errorf("NewBody(matrix encoding) error = %v", err)
 	}
-	b, err := NewBody(bodyDoc(t, `{"content":{"*/*":{"schema":{"type":"object"}}}}`))
+	b, err := NewBody(bodyDoc(t, `{"content":{"*/*":{"schema":{"type":"object"}}}}`), Options{})
 	if err != nil || b.Kind != KindJSON || b.Header != "application/json" {
 		t.Errorf("NewBody(*/* object) = %+v, %v; want JSON", b, err)
 	}
 	// Form fields are named by an object's properties: a multipart or form
 	// type with another schema is passed over (Jira's column lists take */*
 	// as JSON), or reported when nothing else is left (Jira's attachments).
-	b, err = NewBody(bodyDoc(t, `{"content":{"multipart/form-data":{"schema":{"type":"array","items":{"type":"string"}}},"*/*":{"schema":{"type":"array","items":{"type":"string"}}}}}`))
+	b, err = NewBody(bodyDoc(t, `{"content":{"multipart/form-data":{"schema":{"type":"array","items":{"type":"string"}}},"*/*":{"schema":{"type":"array","items":{"type":"string"}}}}}`), Options{})
 	if err != nil || b.Kind != KindJSON || b.ContentType != "*/*" {
 		t.Errorf("NewBody(multipart array, */* array) = %+v, %v; want */* as JSON", b, err)
 	}
-	_, err = NewBody(bodyDoc(t, `{"content":{"multipart/form-data":{"schema":{"type":"string","format":"binary"}}}}`))
+	_, err = NewBody(bodyDoc(t, `{"content":{"multipart/form-data":{"schema":{"type":"string","format":"binary"}}}}`), Options{})
 	if err == nil || !strings.Contains(err.Error(), "multipart/form-data with a schema that is not an object") {
 		t.Errorf("NewBody(multipart string) error = %v", err)
 	}
 	for _, schema := range []string{`{}`, `{"properties":{"a":{}}}`, `{"type":["object","null"]}`} {
-		if b, err := NewBody(bodyDoc(t, `{"content":{"application/x-www-form-urlencoded":{"schema":`+schema+`}}}`)); err != nil || b.Kind != KindForm {
+		if b, err := NewBody(bodyDoc(t, `{"content":{"application/x-www-form-urlencoded":{"schema":`+schema+`}}}`), Options{}); err != nil || b.Kind != KindForm {
 			t.Errorf("NewBody(form %s) = %+v, %v; want form", schema, b, err)
 		}
 	}
@@ -131,7 +131,7 @@ func TestNewBodySpecSpecial(t *testing.T) {
 			"png":{"type":"string"},
 			"xml":{"type":"string"},
 			"text":{"type":"string"}}},
-		"encoding":{"png":{"contentType":"image/png, image/*"},"xml":{"contentType":"application/xml"},"extra":{"contentType":"application/pdf"}}}}}`))
+		"encoding":{"png":{"contentType":"image/png, image/*"},"xml":{"contentType":"application/xml"},"extra":{"contentType":"application/pdf"}}}}}`), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestBodyEncode(t *testing.T) {
 	for _, tc := range bodyCases {
 		t.Run(tc.name, func(t *testing.T) {
 			rb := bodyDoc(t, tc.rb)
-			b, err := NewBody(rb)
+			b, err := NewBody(rb, Options{})
 			if err != nil {
 				t.Fatalf("NewBody: %v", err)
 			}
@@ -390,7 +390,7 @@ func TestBodyEncode(t *testing.T) {
 }
 
 func TestBodyMultipartRandomBoundary(t *testing.T) {
-	b, err := NewBody(bodyDoc(t, `{"content":{"multipart/form-data":{}}}`))
+	b, err := NewBody(bodyDoc(t, `{"content":{"multipart/form-data":{}}}`), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

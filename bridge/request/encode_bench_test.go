@@ -38,7 +38,7 @@ func BenchmarkAppendQuery(b *testing.B) {
 
 func paramBenchSpec(b *testing.B, name, style string, explode bool) ParamSpec {
 	b.Helper()
-	s, err := NewParamSpec(&openapi3.Parameter{Name: name, In: "query", Style: style, Explode: &explode})
+	s, err := NewParamSpec(&openapi3.Parameter{Name: name, In: "query", Style: style, Explode: &explode}, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func paramBenchSpec(b *testing.B, name, style string, explode bool) ParamSpec {
 
 // BenchmarkEncodeJSONBody encodes a decoded JSON body of about 16 KiB.
 func BenchmarkEncodeJSONBody(b *testing.B) {
-	spec, err := NewBody(&openapi3.RequestBody{Content: openapi3.Content{"application/json": &openapi3.MediaType{}}})
+	spec, err := NewBody(&openapi3.RequestBody{Content: openapi3.Content{"application/json": &openapi3.MediaType{}}}, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/mcpbridge/mcpbridge/bridge/media"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -44,15 +43,23 @@ import (
 //     none), so {"R":100,"G":200,"B":150} reads B,150,G,200,R,100.
 //   - Primitives: strings as-is, float64 without exponent (3, not 3e+00;
 //     strconv 'f', -1), json.Number verbatim, true/false.
-//   - Nested arrays/objects only go through deepObject (color[a][b]=x, arrays
-//     by index color[a][0]=x as kin-openapi decodes them); elsewhere they are
-//     an error. `content` parameters are JSON text (JSON media types) or plain
-//     text (others), then serialized as a primitive.
+//   - Nested values (arrays and objects inside arrays and objects, and
+//     deepObject arrays), which no style defines, follow the spec's
+//     [NestedStyle] in query parameters: brackets by default
+//     (color[a][0][b]=x, which kin-openapi decodes for deepObject objects),
+//     brackets-empty, dots or json. In path, header and cookie values a
+//     value that nests is written as its JSON text, as a primitive would be.
+//     `content` parameters are JSON text (JSON media types) or plain text
+//     (others), then serialized as a primitive.
 //   - Combinations the table marks n/a are written leniently rather than
 //     failing every call: a primitive with spaceDelimited, pipeDelimited or
 //     deepObject is written as form (name=value); spaceDelimited and
 //     pipeDelimited with explode=true act like form with explode=true;
-//     deepObject ignores explode. Arrays with deepObject are an error.
+//     deepObject ignores explode, and writes arrays by the nested style
+//     (color[0]=x).
+//   - allowSlashes (a whitelist setting, [Options.AllowSlashes]) lets a
+//     simple path value hold '/': each segment is escaped as above, then
+//     joined with '/'; empty, "." and ".." segments are errors.
 
 // Location is where an OpenAPI parameter goes.
 type Location string
@@ -69,21 +76,25 @@ const (
 // once at startup by NewParamSpec (a literal must set the resolved Style and
 // Explode itself).
 type ParamSpec struct {
-	Name          string   // name on the wire
-	In            Location // path, query, header or cookie
-	Style         string   // resolved style (defaults applied: path/header "simple", query/cookie "form")
-	Explode       bool     // resolved explode (default true for form, false otherwise; always true for deepObject)
-	AllowReserved bool     // query only: RFC 3986 reserved characters pass unescaped
-	ContentType   string   // non-empty for `content` parameters: the value is encoded per this media type, then serialized as a primitive
+	Name          string      // name on the wire
+	In            Location    // path, query, header or cookie
+	Style         string      // resolved style (defaults applied: path/header "simple", query/cookie "form")
+	Explode       bool        // resolved explode (default true for form, false otherwise; always true for deepObject)
+	AllowReserved bool        // query only: RFC 3986 reserved characters pass unescaped
+	ContentType   string      // non-empty for `content` parameters: the value is encoded per this media type, then serialized as a primitive
+	Nested        NestedStyle // query only: the convention for nested values; "" means NestedBrackets
+	AllowSlashes  bool        // path only (style simple): '/' separates segments escaped one by one
 }
 
 // NewParamSpec builds a ParamSpec from a kin-openapi parameter, applying the
-// OpenAPI defaults. It returns an error for a missing name, an unknown
-// location, a header or cookie name that is not an RFC 9110 token, and a
-// style the location does not allow (path: simple, label, matrix; query:
-// form, spaceDelimited, pipeDelimited, deepObject; header: simple; cookie:
-// form). Style is not checked for `content` parameters, which ignore it.
-func NewParamSpec(p *openapi3.Parameter) (ParamSpec, error) {
+// OpenAPI defaults and o. It returns an error for a missing name, an unknown
+// location, a header or cookie name that is not an RFC 9110 token, a style
+// the location does not allow (path: simple, label, matrix; query: form,
+// spaceDelimited, pipeDelimited, deepObject; header: simple; cookie: form),
+// an unknown nested style, and AllowSlashes for anything but a path
+// parameter of style simple. Style is not checked for `content`
+// parameters, which ignore it.
+func NewParamSpec(p *openapi3.Parameter, o Options) (ParamSpec, error) {
 	if p == nil {
 		return ParamSpec{}, errors.New("parameter is nil")
 	}
@@ -113,6 +124,20 @@ func NewParamSpec(p *openapi3.Parameter) (ParamSpec, error) {
 	}
 	s.Style, s.Explode = sm.Style, sm.Explode
 	s.AllowReserved = p.AllowReserved && s.In == InQuery
+	if o.Nested != "" {
+		if _, err := ParseNestedStyle(string(o.Nested)); err != nil {
+			return ParamSpec{}, err
+		}
+		if s.In == InQuery {
+			s.Nested = o.Nested
+		}
+	}
+	if o.AllowSlashes {
+		if s.In != InPath || len(p.Content) > 0 || s.Style != openapi3.SerializationSimple {
+			return ParamSpec{}, errors.New("allowSlashes needs a path parameter of style simple (without content)")
+		}
+		s.AllowSlashes = true
+	}
 	if len(p.Content) > 0 {
 		s.ContentType = pickContent(p.Content)
 		s.Style, s.Explode = allowed[0], s.In == InQuery || s.In == InCookie
@@ -149,7 +174,9 @@ func pickContent(c openapi3.Content) string {
 
 // encodePath returns the serialized, percent-escaped value to substitute for
 // {name} in a path template (already escaped: it goes into URL.RawPath).
-// Styles simple, label and matrix, with explode, per the OpenAPI table.
+// Styles simple, label and matrix, with explode, per the OpenAPI table; a
+// value that nests is its JSON text; with AllowSlashes a primitive may
+// hold '/' between segments.
 // The value cannot change the path's shape (see the notes above); null and
 // empty results are errors.
 func (s ParamSpec) encodePath(v any) (string, error) {
@@ -157,6 +184,18 @@ func (s ParamSpec) encodePath(v any) (string, error) {
 		return "", errors.New("path parameter must not be null")
 	}
 	var b []byte
+	switch v.(type) {
+	case []any, map[string]any:
+	default:
+		if s.AllowSlashes && s.ContentType == "" {
+			str, err := scalarString(v)
+			if err != nil {
+				return "", err
+			}
+			b, err := appendSlashPath(nil, str)
+			return string(b), err
+		}
+	}
 	if s.ContentType != "" {
 		str, err := s.contentString(v)
 		if err != nil {
@@ -164,7 +203,10 @@ func (s ParamSpec) encodePath(v any) (string, error) {
 		}
 		b = appendPathPart(nil, str, escStrict)
 	} else {
-		var err error
+		v, err := nestedAsJSON(v)
+		if err != nil {
+			return "", err
+		}
 		if b, err = s.op().expand(nil, s.Name, v); err != nil {
 			return "", err
 		}
@@ -186,8 +228,8 @@ func (s ParamSpec) encodePath(v any) (string, error) {
 // does not already end in '&' or '?'. A null value or an empty array/object
 // appends nothing, and so does an error. Styles: form (explode true/false),
 // spaceDelimited and pipeDelimited (explode false; explode true behaves
-// like form), deepObject (nested objects color[a][b]=x, arrays by index
-// color[a][0]=x).
+// like form), deepObject (color[a]=x). Values that nest, and deepObject
+// arrays, follow s.Nested (see [NestedStyle]).
 func (s ParamSpec) appendQuery(buf []byte, v any) ([]byte, error) {
 	if v == nil {
 		return buf, nil
@@ -200,18 +242,17 @@ func (s ParamSpec) appendQuery(buf []byte, v any) ([]byte, error) {
 		return appendPair(buf, s.Name, str, escStrict), nil
 	}
 	op := s.op()
-	if s.Style == openapi3.SerializationDeepObject {
-		switch v.(type) {
-		case []any:
-			return buf, errors.New("style deepObject cannot serialize an array")
-		case map[string]any:
-			key := appendEscaped(make([]byte, 0, 64), s.Name, escStrict)
-			out, err := appendDeep(buf, key, v, op.mode)
-			if err != nil {
-				return buf, err
-			}
-			return out, nil
+	composite := false
+	switch v.(type) {
+	case []any, map[string]any:
+		composite = true
+	}
+	if composite && (s.Style == openapi3.SerializationDeepObject || nests(v)) {
+		out, err := s.appendNestedQuery(buf, v, op)
+		if err != nil {
+			return buf, err
 		}
+		return out, nil
 	}
 	sep := appendSep(buf)
 	out, err := op.expand(sep, s.Name, v)
@@ -221,48 +262,9 @@ func (s ParamSpec) appendQuery(buf []byte, v any) ([]byte, error) {
 	return out, nil
 }
 
-// appendDeep writes deepObject pairs for v under the escaped key prefix
-// (key is reused as scratch space for nested keys).
-func appendDeep(buf, key []byte, v any, mode escMode) ([]byte, error) {
-	switch x := v.(type) {
-	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			sub := append(key, "%5B"...)
-			sub = appendEscaped(sub, k, escStrict)
-			sub = append(sub, "%5D"...)
-			var err error
-			if buf, err = appendDeep(buf, sub, x[k], mode); err != nil {
-				return buf, err
-			}
-		}
-		return buf, nil
-	case []any:
-		for i, item := range x {
-			sub := append(key, "%5B"...)
-			sub = strconv.AppendInt(sub, int64(i), 10)
-			sub = append(sub, "%5D"...)
-			if item == nil {
-				item = ""
-			}
-			var err error
-			if buf, err = appendDeep(buf, sub, item, mode); err != nil {
-				return buf, err
-			}
-		}
-		return buf, nil
-	}
-	str, err := scalarString(v)
-	if err != nil {
-		return buf, err
-	}
-	buf = appendSep(buf)
-	buf = append(buf, key...)
-	buf = append(buf, '=')
-	return appendEscaped(buf, str, mode), nil
-}
-
 // headerValue serializes a header parameter (style simple, explode
-// true/false, arrays and objects). Values are not percent-encoded. It
+// true/false, arrays and objects; a value that nests is its JSON text).
+// Values are not percent-encoded. It
 // returns "" for null and for empty arrays/objects: callers must then not
 // send the header.
 func (s ParamSpec) headerValue(v any) (string, error) {
@@ -274,7 +276,10 @@ func (s ParamSpec) headerValue(v any) (string, error) {
 		}
 		b = []byte(str)
 	} else {
-		var err error
+		v, err := nestedAsJSON(v)
+		if err != nil {
+			return "", err
+		}
 		if b, err = s.op().expand(nil, s.Name, v); err != nil {
 			return "", err
 		}
@@ -288,8 +293,9 @@ func (s ParamSpec) headerValue(v any) (string, error) {
 // cookiePairs returns the cookie name=value pair(s) (style form; explode
 // true/false) to join with "; ". Values are percent-encoded like form query
 // values (RFC 6570), so they only hold unreserved characters, %XX and the
-// ',' delimiter; `content` cookies are only escaped where RFC 6265 forbids a
-// byte (and '%'). Null and empty arrays/objects give no pairs.
+// ',' delimiter (a value that nests is its JSON text, escaped so);
+// `content` cookies are only escaped where RFC 6265 forbids a byte (and
+// '%'). Null and empty arrays/objects give no pairs.
 func (s ParamSpec) cookiePairs(v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
@@ -300,6 +306,10 @@ func (s ParamSpec) cookiePairs(v any) ([]string, error) {
 			return nil, err
 		}
 		return []string{string(appendPair(nil, s.Name, str, escCookie))}, nil
+	}
+	v, err := nestedAsJSON(v)
+	if err != nil {
+		return nil, err
 	}
 	b, err := s.op().expand(nil, s.Name, v)
 	if err != nil || len(b) == 0 {

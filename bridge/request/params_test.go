@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -113,7 +114,7 @@ func TestParamStyles(t *testing.T) {
 		name := fmt.Sprintf("%s/%s/explode=%v/%T", tc.in, tc.style, tc.explode, tc.value)
 		t.Run(name, func(t *testing.T) {
 			p := &openapi3.Parameter{Name: "color", In: string(tc.in), Style: tc.style, Explode: paramBoolPtr(tc.explode), Required: true}
-			s, err := NewParamSpec(p)
+			s, err := NewParamSpec(p, Options{})
 			if err != nil {
 				t.Fatalf("NewParamSpec: %v", err)
 			}
@@ -171,7 +172,7 @@ func TestParamValues(t *testing.T) {
 		{name: "path empty string", param: paramTestPath("simple", false), value: "", want: out{Err: true}},
 		{name: "path empty array", param: paramTestPath("simple", false), value: []any{}, want: out{Err: true}},
 		{name: "path null", param: paramTestPath("simple", false), value: nil, want: out{Err: true}},
-		{name: "path nested", param: paramTestPath("simple", false), value: []any{[]any{"x"}}, want: out{Err: true}},
+		{name: "path nested is JSON", param: paramTestPath("simple", false), value: []any{[]any{"x"}}, want: out{Wire: "%5B%5B%22x%22%5D%5D"}, noKin: true, kinNote: "kin has no decoding for nested path values"},
 		{name: "path integer float", param: paramTestPath("simple", false), value: float64(3), want: out{Wire: "3"}},
 		{name: "path json.Number", param: paramTestPath("simple", false), value: json.Number("12345678901234567890"), want: out{Wire: "12345678901234567890"}, noKin: true, kinNote: "int64 overflow"},
 		{name: "path content json", param: paramTestContent(openapi3.ParameterInPath, "application/json"), value: map[string]any{"a": "b/c"}, want: out{Wire: "%7B%22a%22%3A%22b%2Fc%22%7D"}},
@@ -205,7 +206,7 @@ func TestParamValues(t *testing.T) {
 		{name: "deepObject array of objects", param: paramTestQuery("deepObject", true), value: map[string]any{"a": []any{map[string]any{"b": "x"}}}, want: out{Wire: "color%5Ba%5D%5B0%5D%5Bb%5D=x"}},
 		{name: "deepObject key escaped", param: paramTestQuery("deepObject", true), value: map[string]any{"a]b": "x y"}, want: out{Wire: "color%5Ba%5Db%5D=x%20y"}, noKin: true},
 		{name: "deepObject null skipped", param: paramTestQuery("deepObject", true), value: map[string]any{"a": nil, "b": "x"}, want: out{Wire: "color%5Bb%5D=x"}},
-		{name: "deepObject array value", param: paramTestQuery("deepObject", true), value: []any{"x"}, want: out{Err: true}},
+		{name: "deepObject array value", param: paramTestQuery("deepObject", true), value: []any{"x"}, want: out{Wire: "color%5B0%5D=x"}, noKin: true, kinNote: "kin: invalid serialization method (deepObject objects only)"},
 
 		// null and empty.
 		{name: "query null omitted", param: paramTestQuery("form", true), value: nil, want: out{Wire: ""}, noKin: true},
@@ -214,7 +215,8 @@ func TestParamValues(t *testing.T) {
 		{name: "query empty object omitted", param: paramTestQuery("form", true), value: map[string]any{}, want: out{Wire: ""}, noKin: true},
 		{name: "query null item", param: paramTestQuery("form", false), value: []any{"a", nil}, want: out{Wire: "color=a,"}, noKin: true},
 		{name: "query null property", param: paramTestQuery("form", true), value: map[string]any{"a": nil, "b": "x"}, want: out{Wire: "b=x"}},
-		{name: "query nested array", param: paramTestQuery("form", true), value: []any{map[string]any{"a": "b"}}, want: out{Err: true}},
+		{name: "query nested array", param: paramTestQuery("form", true), value: []any{map[string]any{"a": "b"}}, want: out{Wire: "color%5B0%5D%5Ba%5D=b"}, noKin: true, kinNote: "kin has no decoding for nested form values"},
+		{name: "query NaN", param: paramTestQuery("form", true), value: math.NaN(), want: out{Err: true}},
 		{name: "query unsupported type", param: paramTestQuery("form", true), value: struct{}{}, want: out{Err: true}},
 		{name: "header null", param: paramTestHeader(false), value: nil, want: out{Wire: ""}, noKin: true},
 		{name: "header empty array", param: paramTestHeader(false), value: []any{}, want: out{Wire: ""}, noKin: true},
@@ -229,7 +231,7 @@ func TestParamValues(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := tc.param
-			s, err := NewParamSpec(&p)
+			s, err := NewParamSpec(&p, Options{})
 			if err != nil {
 				t.Fatalf("NewParamSpec: %v", err)
 			}
@@ -305,7 +307,7 @@ func TestNewParamSpec(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := NewParamSpec(&tc.param)
+			got, err := NewParamSpec(&tc.param, Options{})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("NewParamSpec error = %v, want one containing %q", err, tc.err)
@@ -325,7 +327,7 @@ func TestNewParamSpec(t *testing.T) {
 // TestAppendQuerySeparator checks that appendQuery joins onto existing
 // query text with exactly one '&'.
 func TestAppendQuerySeparator(t *testing.T) {
-	s, err := NewParamSpec(&openapi3.Parameter{Name: "a", In: "query"})
+	s, err := NewParamSpec(&openapi3.Parameter{Name: "a", In: "query"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,9 +342,11 @@ func TestAppendQuerySeparator(t *testing.T) {
 		}
 	}
 	// An error leaves the buffer as it was.
-	got, err := s.appendQuery([]byte("x=1"), []any{"ok", []any{"nested"}})
-	if err == nil || string(got) != "x=1" {
-		t.Errorf("appendQuery(nested) = %q, %v; want x=1 and an error", got, err)
+	for _, v := range []any{[]any{"ok", math.NaN()}, []any{"ok", []any{math.Inf(1)}}} {
+		got, err := s.appendQuery([]byte("x=1"), v)
+		if err == nil || string(got) != "x=1" {
+			t.Errorf("appendQuery(%v) = %q, %v; want x=1 and an error", v, got, err)
+		}
 	}
 }
 
