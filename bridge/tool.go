@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,10 +30,9 @@ type Tool struct {
 	output  schema.Lazy // validates structured output; empty: no output schema
 	timeout time.Duration
 	retry   bool
-	builtin builtin         // non-zero: answered by the bridge itself (ping, meta-tools)
-	tags    []string        // the operation's tags, for search_operations
-	pinned  bool            // listed in hybrid mode
-	repairs []schema.Repair // spec contradictions resolved while building; New collects them
+	builtin builtin  // non-zero: answered by the bridge itself (ping, meta-tools)
+	tags    []string // the operation's tags, for search_operations
+	pinned  bool     // listed in hybrid mode
 }
 
 // builtin names the tools the bridge answers itself.
@@ -283,7 +281,6 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	if len(props) == 0 {
 		root.Properties = nil
 	}
-	t.repairs = append(slices.Clone(conv.Repairs()), schema.RepairSchema(root, "input")...)
 	if c.opts.VerifySchemas {
 		if _, err := root.Resolve(&jsonschema.ResolveOptions{}); err != nil {
 			return nil, fail("input schema: %v", err)
@@ -296,9 +293,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	t.input = schema.NewLazy(inRaw)
 
 	var outRaw json.RawMessage
-	out, outRepairs := schema.BuildOutput(o, c.opts.OutputSchema, c.redactor.IsSensitiveKey)
-	t.repairs = append(t.repairs, outRepairs...)
-	if out != nil {
+	if out := schema.Output(o); out != nil {
 		raw, err := schema.Marshal(out)
 		switch {
 		case err != nil:
