@@ -163,3 +163,33 @@ func TestContains(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactBodyLinearTime feeds every body rule texts made of one unit
+// repeated: a rule that re-read the rest of its input at each unit would
+// take minutes here instead of milliseconds.
+func TestRedactBodyLinearTime(t *testing.T) {
+	rules := testRules()
+	rules.Patterns = nil // RE2 is linear; a case-folded pattern is merely slow
+	rules.Secrets = append(rules.Secrets, upstreamKey)
+	r := newRedactor(t, rules)
+	core := base64.StdEncoding.EncodeToString([]byte(upstreamKey))[:12]
+	units := map[string][]string{
+		"application/xml":                   {"<a", "<password>", "</x>", "<!--", "<![CDATA[", "<a b='", "&#", "<name key=\"token\" value=\"v\">"},
+		"text/html":                         {"<script>", "<input name=password value="},
+		"application/x-www-form-urlencoded": {"&", "password=%", "a=%41+"},
+		"application/json":                  {`"password":`, `"password": [`, `{"value":1,`, `"\u`, `"name":"token","value":"`},
+		"application/yaml":                  {"password: |\n ", "- password: '", "a:\n  "},
+		"multipart/mixed; boundary=b":       {"\r\n--b\r\n", "\r\n--b\r\n\r\n"},
+		"image/png":                         {core, "-----BEGIN PRIVATE KEY-----", "k3y"},
+		"text/plain":                        {core, `"token":"`, "\"a\\"},
+	}
+	for mt, us := range units {
+		for _, u := range us {
+			body := []byte(strings.Repeat(u, (128<<10)/len(u)))
+			out, _ := r.RedactBody(mt, body)
+			if again, _ := r.RedactBody(mt, out); !bytes.Equal(again, out) {
+				t.Errorf("%s, %q repeated: not idempotent", mt, u)
+			}
+		}
+	}
+}

@@ -27,7 +27,7 @@ const minSecretLen = 4
 const maxKeyLen = 64
 
 // Rules configures a [Redactor]. The zero value means the built-in key
-// names and value patterns only.
+// rule and value patterns only.
 type Rules struct {
 	// Keys are extra member names whose values are redacted, compared whole
 	// after folding ASCII case and removing '-' and '_' ("X-Session" matches
@@ -41,10 +41,10 @@ type Rules struct {
 	// prefixes are ignored.
 	Prefixes []string
 	// Secrets are known secret values (upstream credentials), redacted
-	// wherever they appear inside a string, as they are and in the encoded
-	// forms New derives from them (URL-escaped, base64, JSON- and
-	// XML-escaped, UTF-16). Secrets shorter than 4
-	// characters are ignored, as are those found inside Mask itself.
+	// wherever they appear inside a string or body, as they are and in the
+	// encoded forms New derives from them (URL-escaped, base64, JSON- and
+	// XML-escaped, UTF-16). Secrets shorter than 4 characters are ignored,
+	// as are those found inside Mask itself.
 	Secrets []string
 	// NoDefaults drops the built-in key rule and value patterns, leaving
 	// only what the other fields list.
@@ -56,7 +56,8 @@ type Rules struct {
 	OnRedact func(n int)
 }
 
-// Redactor removes secrets from values, text and JSON documents. Build it
+// Redactor removes secrets from values, text, JSON documents and bodies of
+// any media type. Build it
 // with [New]; it is immutable and safe for concurrent use. The zero value
 // is not usable.
 type Redactor struct {
