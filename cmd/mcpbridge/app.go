@@ -9,10 +9,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -111,6 +113,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		debug.SetGCPercent(200)
 	}
 	a := &app{cfg: cfg, log: log, stdin: stdin, stdout: stdout}
+	if cmd == "serve" || cmd == "demo" {
+		// SIGHUP means "reload" from the first moment: a SIGHUP while the
+		// spec is still being fetched must not kill the process (its
+		// default action); it is acted on once serving starts.
+		a.hup = make(chan os.Signal, 1)
+		signal.Notify(a.hup, syscall.SIGHUP)
+		defer signal.Stop(a.hup)
+	}
 	switch cmd {
 	case "tools":
 		return a.tools(ctx)
@@ -142,6 +152,7 @@ type app struct {
 	client     bridge.Doer // see upstreamClient
 
 	verify  bool             // validate: resolve every schema while building
+	hup     chan os.Signal   // SIGHUP, registered before provisioning (serve, demo)
 	metrics *observe.Metrics // nil until newRuntime
 	rt      *bridge.Runtime  // nil until newRuntime
 }

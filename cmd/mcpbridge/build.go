@@ -55,16 +55,24 @@ func (a *app) readInputs(ctx context.Context) (inputs, error) {
 		return in, err
 	}
 	in.whitelist = wl
+	in.sum = inputsSum(in.spec, wl)
+	return in, nil
+}
+
+// inputsSum is the digest of a spec document and a whitelist (nil: all
+// operations).
+func inputsSum(spec, wl []byte) [sha256.Size]byte {
+	var sum [sha256.Size]byte
 	h := sha256.New()
-	fmt.Fprintf(h, "%d:", len(in.spec))
-	h.Write(in.spec)
+	fmt.Fprintf(h, "%d:", len(spec))
+	h.Write(spec)
 	if wl == nil {
 		h.Write([]byte("all-operations"))
 	} else {
 		h.Write(wl)
 	}
-	h.Sum(in.sum[:0])
-	return in, nil
+	h.Sum(sum[:0])
+	return sum
 }
 
 // build is provisioning, the one re-runnable function behind serve, tools,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
@@ -48,6 +49,15 @@ func slogFor(log *zap.Logger) *slog.Logger {
 type quietStop struct{ slog.Handler }
 
 func (q quietStop) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn && undelivered(r) {
+		// A list_changed notification to a stateless HTTP session, which
+		// has no stream to carry it: expected, and nothing is lost (the
+		// client lists the tools on its next connection).
+		r = slog.NewRecord(r.Time, slog.LevelDebug, r.Message, r.PC)
+		if !q.Handler.Enabled(ctx, slog.LevelDebug) {
+			return nil
+		}
+	}
 	if r.Level >= slog.LevelError && r.Message == "server run cancelled" {
 		r = slog.NewRecord(r.Time, slog.LevelDebug, r.Message, r.PC)
 		if !q.Handler.Enabled(ctx, slog.LevelDebug) {
@@ -55,6 +65,20 @@ func (q quietStop) Handle(ctx context.Context, r slog.Record) error {
 		}
 	}
 	return q.Handler.Handle(ctx, r)
+}
+
+// undelivered reports a go-sdk record about a notification that found no
+// stream ("undelivered message: stream not connected").
+func undelivered(r slog.Record) bool {
+	found := strings.Contains(r.Message, "undelivered message")
+	r.Attrs(func(a slog.Attr) bool {
+		if strings.Contains(a.Value.String(), "undelivered message") {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 func (q quietStop) WithAttrs(as []slog.Attr) slog.Handler { return quietStop{q.Handler.WithAttrs(as)} }

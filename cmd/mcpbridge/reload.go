@@ -52,14 +52,21 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	defer r.mu.Unlock()
 	a := r.a
 	degraded := r.rt.Catalog().Degraded() != ""
-	if !degraded && r.unchanged(ctx) {
+	same, fresh := r.unchanged(ctx)
+	if !degraded && same {
 		r.lastErr = ""
 		r.rt.NoteReload("unchanged")
 		r.count("unchanged")
 		a.log.Debug("reload: spec and whitelist unchanged", zap.String("trigger", why))
 		return reloadUnchanged
 	}
-	in, err := a.readInputs(ctx)
+	var in inputs
+	var err error
+	if fresh != nil {
+		in, err = *fresh, nil // the conditional read already brought the new bytes
+	} else {
+		in, err = a.readInputs(ctx)
+	}
 	if err == nil && !degraded && in.sum == r.cur.sum && !r.refsChanged(ctx) {
 		r.lastErr = ""
 		r.cur.validator = in.validator
@@ -108,22 +115,32 @@ func (r *reloader) count(result string) {
 // unchanged reports, without reading more than it must, that neither the
 // spec (a conditional GET answered 304, or a file of the same size and
 // modification time), nor the documents its $refs pulled in, nor the
-// whitelist changed since the served catalog was built.
-func (r *reloader) unchanged(ctx context.Context) bool {
+// whitelist changed since the served catalog was built. When the
+// conditional read brought a new document, fresh holds the inputs made of
+// it, so that the reload does not download it a second time.
+func (r *reloader) unchanged(ctx context.Context) (same bool, fresh *inputs) {
 	a := r.a
 	if a.specData != nil || r.cur.validator == (specloader.Validator{}) {
-		return false
+		return false, nil
 	}
-	_, _, v, notModified, err := specloader.Refetch(ctx, a.cfg.Spec, a.loaderOptions(), r.cur.validator)
-	if err != nil || !notModified {
-		return false
+	data, loc, v, notModified, err := specloader.Refetch(ctx, a.cfg.Spec, a.loaderOptions(), r.cur.validator)
+	if err != nil {
+		return false, nil
 	}
 	wl, err := a.whitelistBytes()
-	if err != nil || !bytes.Equal(wl, r.cur.whitelist) || r.refsChanged(ctx) {
-		return false
+	if err != nil {
+		return false, nil
+	}
+	if !notModified {
+		in := inputs{spec: data, whitelist: wl, loc: loc, validator: v}
+		in.sum = inputsSum(data, wl)
+		return false, &in
+	}
+	if !bytes.Equal(wl, r.cur.whitelist) || r.refsChanged(ctx) {
+		return false, nil
 	}
 	r.cur.validator = v
-	return true
+	return true, nil
 }
 
 // refsChanged reports whether a document the spec's $refs pulled in
@@ -140,8 +157,11 @@ func (r *reloader) refsChanged(ctx context.Context) bool {
 // when they have stopped.
 func (r *reloader) watch(ctx context.Context) <-chan struct{} {
 	done := make(chan struct{})
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
+	hup := r.a.hup
+	if hup == nil {
+		hup = make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+	}
 	refresh := r.a.cfg.SpecRefresh
 	go func() {
 		defer close(done)
