@@ -22,7 +22,10 @@
 //	    title: Get pet
 //	    annotations: {readOnlyHint: true, openWorldHint: false}
 //	    timeout: 10s
+//	  - operationId: repos/get-content
+//	    allowSlashes: [path]  # {path} may hold a/b/c.md
 //	  - operationId: listPets # select by operationId
+//	    nestedStyle: dots     # nested query values as a.b.1=x
 //	  - tag: store            # select every operation carrying a tag
 //	    timeout: 5s
 //
@@ -48,18 +51,32 @@
 //     idempotentHint and openWorldHint to true or false; keys left out keep
 //     the derived value.
 //   - timeout: the upstream call timeout, a positive Go duration (10s, 1m30s).
+//   - nestedStyle: how nested values (arrays and objects inside arrays and
+//     objects, and deepObject arrays) are written in query parameters and
+//     in form and multipart fields with a style: brackets (a[b][0]=x),
+//     brackets-empty (a[]=x for arrays of primitives), dots (a.b.1=x) or
+//     json (one JSON string); overrides the bridge's setting (brackets by
+//     default) for the selected operations.
+//   - allowSlashes: a list of path parameters whose value may be a path
+//     (GitHub's contents/{path}): '/' separates segments escaped one by one
+//     instead of being escaped itself; empty, "." and ".." segments are
+//     still refused. Each name must be a path parameter of style simple of
+//     the operation (with tag: of at least one of its operations; the
+//     others are left as they are).
 //
 // name, description and title are per tool, so they are not allowed with
-// tag; annotations and timeout are.
+// tag; annotations, timeout, nestedStyle and allowSlashes are.
 //
 // # Errors
 //
 // [Parse] rejects unknown or repeated keys, values of the wrong type, an
 // empty document or tools list, more than one document, invalid methods,
-// paths and durations, entries with no selector or several, a path without
-// a method (and the reverse), and name overrides used twice. [Policy.Select]
+// paths, durations and nested styles, empty or repeated allowSlashes names,
+// entries with no selector or several, a path without a method (and the
+// reverse), and name overrides used twice. [Policy.Select]
 // rejects entries that match no operation (suggesting up to three close
-// candidates by edit distance), operations selected by two entries of the
+// candidates by edit distance), allowSlashes names that are not path
+// parameters of style simple, operations selected by two entries of the
 // same kind (two tags, or two entries naming one operation; an entry naming
 // one operation by method+path or operationId refines a tag that selects it
 // too, and its overrides apply), and name overrides repeated across entries. Each problem is one error

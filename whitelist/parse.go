@@ -23,7 +23,7 @@ const maxPolicyBytes = 4 << 20
 func topKeys() []string { return []string{"version", "tools"} }
 
 func entryKeys() []string {
-	return []string{"method", "path", "operationId", "tag", "name", "description", "title", "annotations", "timeout"}
+	return []string{"method", "path", "operationId", "tag", "name", "description", "title", "annotations", "timeout", "nestedStyle", "allowSlashes"}
 }
 
 func annotationKeys() []string {
@@ -218,8 +218,12 @@ func (p *parser) entry(n *yaml.Node, line int) (Entry, map[string]int) {
 	keyLines := make(map[string]int)
 	for _, f := range p.fields(n, "a tools entry", entryKeys()) {
 		keyLines[f.key] = f.line
-		if f.key == "annotations" {
+		switch f.key {
+		case "annotations":
 			e.Annotations = p.annotations(f)
+			continue
+		case "allowSlashes":
+			e.AllowSlashes = p.names(f)
 			continue
 		}
 		s, ok := p.str(f)
@@ -243,6 +247,8 @@ func (p *parser) entry(n *yaml.Node, line int) (Entry, map[string]int) {
 			e.Title = s
 		case "timeout":
 			e.Timeout = p.timeout(f, s)
+		case "nestedStyle":
+			e.NestedStyle = s
 		}
 	}
 	return e, keyLines
@@ -259,6 +265,36 @@ func (p *parser) str(f field) (string, bool) {
 		return "", false
 	}
 	return f.value.Value, true
+}
+
+// names reads a non-empty list of distinct, non-empty strings (parameter
+// names).
+func (p *parser) names(f field) []string {
+	if f.value.Kind != yaml.SequenceNode {
+		hint := ""
+		if f.value.Kind == yaml.ScalarNode && f.value.ShortTag() == "!!str" {
+			hint = fmt.Sprintf(" (write %s: [%s])", f.key, f.value.Value)
+		}
+		p.errorf(f.line, "%s must be a list of path parameter names%s", f.key, hint)
+		return nil
+	}
+	if len(f.value.Content) == 0 {
+		p.errorf(f.line, "%s is empty: list at least one path parameter (or leave the key out)", f.key)
+		return nil
+	}
+	var out []string
+	for _, item := range f.value.Content {
+		item = resolve(item)
+		switch {
+		case item.Kind != yaml.ScalarNode || isNull(item) || strings.TrimSpace(item.Value) == "":
+			p.errorf(item.Line, "%s items must be non-empty parameter names", f.key)
+		case slices.Contains(out, item.Value):
+			p.errorf(item.Line, "%s lists %q twice", f.key, item.Value)
+		default:
+			out = append(out, item.Value)
+		}
+	}
+	return out
 }
 
 // timeout parses a Go duration such as 10s or 1m30s; it must be positive.

@@ -58,12 +58,14 @@ func TestParse(t *testing.T) {
 						ReadOnlyHint: ptr(true), DestructiveHint: ptr(false),
 						IdempotentHint: ptr(true), OpenWorldHint: ptr(false),
 					},
-					Timeout: 90 * time.Second,
-					Line:    4,
+					Timeout:      90 * time.Second,
+					NestedStyle:  "dots",
+					AllowSlashes: []string{"petId"},
+					Line:         4,
 				},
-				{OperationID: "listPets", Line: 15},
-				{Tag: "store", Annotations: quiet, Timeout: 500 * time.Millisecond, Line: 16},
-				{Method: "DELETE", Path: "/pets/{petId}", Annotations: quiet, Line: 19},
+				{OperationID: "listPets", Line: 17},
+				{Tag: "store", Annotations: quiet, Timeout: 500 * time.Millisecond, Line: 18},
+				{Method: "DELETE", Path: "/pets/{petId}", Annotations: quiet, Line: 21},
 			}},
 		},
 		{
@@ -104,7 +106,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	const allowedEntry = "method, path, operationId, tag, name, description, title, annotations, timeout"
+	const allowedEntry = "method, path, operationId, tag, name, description, title, annotations, timeout, nestedStyle, allowSlashes"
 	tests := []struct {
 		name string
 		in   string
@@ -261,6 +263,33 @@ func TestParseErrors(t *testing.T) {
 			"duplicate names", "tools:\n  - {operationId: a, name: x}\n  - {operationId: b, name: y}\n  - {operationId: c, name: x}\n",
 			[]string{`line 4: name "x" is already used by the entry at line 2`},
 		},
+		{
+			"unknown nested style", "tools:\n  - tag: a\n    nestedStyle: dot\n",
+			[]string{`line 3: nestedStyle "dot" is not one of brackets, brackets-empty, dots, json; did you mean "dots"?`},
+		},
+		{"empty nested style", "tools:\n  - tag: a\n    nestedStyle: ''\n", []string{"line 3: nestedStyle is empty"}},
+		{"nested style list", "tools:\n  - tag: a\n    nestedStyle: [json]\n", []string{"line 3: nestedStyle must be a string"}},
+		{
+			"allowSlashes scalar", "tools:\n  - tag: a\n    allowSlashes: path\n",
+			[]string{"line 3: allowSlashes must be a list of path parameter names (write allowSlashes: [path])"},
+		},
+		{
+			"allowSlashes boolean", "tools:\n  - tag: a\n    allowSlashes: true\n",
+			[]string{"line 3: allowSlashes must be a list of path parameter names"},
+		},
+		{"allowSlashes null", "tools:\n  - tag: a\n    allowSlashes:\n", []string{"line 3: allowSlashes must be a list of path parameter names"}},
+		{
+			"allowSlashes empty", "tools:\n  - tag: a\n    allowSlashes: []\n",
+			[]string{"line 3: allowSlashes is empty: list at least one path parameter (or leave the key out)"},
+		},
+		{
+			"allowSlashes items", "tools:\n  - tag: a\n    allowSlashes:\n      - path\n      - ''\n      - [x]\n      - path\n",
+			[]string{
+				"line 5: allowSlashes items must be non-empty parameter names",
+				"line 6: allowSlashes items must be non-empty parameter names",
+				`line 7: allowSlashes lists "path" twice`,
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -290,7 +319,7 @@ func TestParseReportsEverything(t *testing.T) {
 	want := []string{
 		`line 2: unsupported version "2": the only version is 1`,
 		`line 4: method "FETCH" is not one of GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE`,
-		`line 6: unknown key "operationID" in a tools entry (allowed: method, path, operationId, tag, name, description, title, annotations, timeout); did you mean "operationId"?`,
+		`line 6: unknown key "operationID" in a tools entry (allowed: method, path, operationId, tag, name, description, title, annotations, timeout, nestedStyle, allowSlashes); did you mean "operationId"?`,
 		"line 8: name cannot be used with tag (a tag selects several operations): list the operation by method and path or operationId to override it",
 		`line 9: path "/pets" requires a method`,
 		`line 12: timeout "soon" is not a duration such as 10s, 1m30s or 500ms`,

@@ -63,6 +63,14 @@ type Entry struct {
 	Annotations *Annotations
 	// Timeout overrides the upstream call timeout; 0 means the bridge default.
 	Timeout time.Duration
+	// NestedStyle overrides the bridge's convention for nested values in
+	// query parameters and styled form and multipart fields: one of
+	// [NestedStyles]; "" keeps the bridge's.
+	NestedStyle string
+	// AllowSlashes names path parameters (style simple) whose value may be
+	// a path: '/' then separates segments escaped one by one, instead of
+	// being escaped itself. Nil means none.
+	AllowSlashes []string
 	// Line is the 1-based line of the entry in whitelist.yaml, used in error
 	// messages; 0 for entries built in code (messages then say "entry #N").
 	Line int
@@ -99,7 +107,19 @@ type Operation struct {
 	Annotations *Annotations
 	// Timeout is the entry's timeout override; 0 when none.
 	Timeout time.Duration
+	// NestedStyle is the entry's nested-value convention (one of
+	// [NestedStyles]); "" when none.
+	NestedStyle string
+	// AllowSlashes lists the path parameters of this operation whose value
+	// may hold '/' (a copy; every name is a path parameter of style simple
+	// of the operation); nil when none.
+	AllowSlashes []string
 }
+
+// NestedStyles lists the values a nestedStyle key takes, the bridge's
+// default first. The bridge's request package defines what each means;
+// this package only checks the spelling.
+func NestedStyles() []string { return []string{"brackets", "brackets-empty", "dots", "json"} }
 
 // methodList is the set of HTTP methods a whitelist can select, in output
 // order. OpenAPI 3.2's QUERY, CONNECT and additionalOperations are not exposed.
@@ -198,6 +218,18 @@ func (e *Entry) problems(index int, opts checkOptions) []problem {
 	}
 	if e.Timeout < 0 {
 		add("timeout", "timeout %s is negative", e.Timeout)
+	}
+	if e.NestedStyle != "" && !slices.Contains(NestedStyles(), e.NestedStyle) {
+		add("nestedStyle", "nestedStyle %q is not one of %s%s", e.NestedStyle, strings.Join(NestedStyles(), ", "),
+			didYouMean(closest(e.NestedStyle, NestedStyles(), NestedStyles())))
+	}
+	for i, name := range e.AllowSlashes {
+		switch {
+		case name == "":
+			add("allowSlashes", "allowSlashes items must be non-empty parameter names")
+		case slices.Contains(e.AllowSlashes[:i], name):
+			add("allowSlashes", "allowSlashes lists %q twice", name)
+		}
 	}
 	return probs
 }

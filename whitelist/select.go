@@ -65,6 +65,11 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 		if e.Name != "" && len(hits) > 1 {
 			report(i, fmt.Errorf("%s: name %q would be given to %d operations (%s): a name override needs exactly one", location(e, i), e.Name, len(hits), s.labels(hits)))
 		}
+		for _, name := range e.AllowSlashes {
+			if err := s.checkSlashParam(e, i, name, hits); err != nil {
+				report(i, err)
+			}
+		}
 		for _, c := range hits {
 			if j := owner[c]; j >= 0 {
 				// An entry naming one operation (method+path or operationId)
@@ -111,6 +116,12 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 			op.Name, op.Description, op.Title = e.Name, e.Description, e.Title
 			op.Annotations = e.Annotations.clone()
 			op.Timeout = e.Timeout
+			op.NestedStyle = e.NestedStyle
+			for _, name := range e.AllowSlashes {
+				if slashParam(pathParams(c.item, c.op)[name]) {
+					op.AllowSlashes = append(op.AllowSlashes, name)
+				}
+			}
 		}
 		out = append(out, op)
 	}
@@ -218,6 +229,73 @@ func (s *selection) match(e *Entry, i int) ([]int, error) {
 		return nil, fmt.Errorf("%s: %s %s matches no operation%s", at, method, e.Path, didYouMean(closest(method+" "+shape(e.Path), keys, labels)))
 	}
 	return hits, nil
+}
+
+// checkSlashParam reports an allowSlashes name that is not a path parameter
+// of style simple of the entry's operation (for a tag, of at least one of
+// its operations; the others are left as they are).
+func (s *selection) checkSlashParam(e *Entry, i int, name string, hits []int) error {
+	at := location(e, i)
+	var wrongStyle *openapi3.Parameter
+	var wrongAt string
+	names := map[string]bool{}
+	for _, c := range hits {
+		params := pathParams(s.cands[c].item, s.cands[c].op)
+		p := params[name]
+		if slashParam(p) {
+			return nil
+		}
+		if p != nil && wrongStyle == nil {
+			wrongStyle, wrongAt = p, s.cands[c].label()
+		}
+		for n := range params {
+			names[n] = true
+		}
+	}
+	if wrongStyle != nil {
+		how := "style " + wrongStyle.Style
+		if len(wrongStyle.Content) > 0 {
+			how = "content instead of a schema"
+		}
+		return fmt.Errorf("%s: allowSlashes: path parameter %q of %s has %s; allowSlashes needs style simple", at, name, wrongAt, how)
+	}
+	what := s.labels(hits)
+	if e.Tag != "" {
+		what = fmt.Sprintf("any operation tagged %q", e.Tag)
+	}
+	known := slices.Sorted(maps.Keys(names))
+	if len(known) == 0 {
+		return fmt.Errorf("%s: allowSlashes: %q is not a path parameter of %s, which has none", at, name, what)
+	}
+	return fmt.Errorf("%s: allowSlashes: %q is not a path parameter of %s (path parameters: %s)%s", at, name, what,
+		strings.Join(known, ", "), didYouMean(closest(name, known, known)))
+}
+
+// pathParams returns the path parameters of an operation by name:
+// operation-level ones override those of the path item.
+func pathParams(item *openapi3.PathItem, op *openapi3.Operation) map[string]*openapi3.Parameter {
+	out := map[string]*openapi3.Parameter{}
+	var lists []openapi3.Parameters
+	if item != nil {
+		lists = append(lists, item.Parameters)
+	}
+	if op != nil {
+		lists = append(lists, op.Parameters)
+	}
+	for _, ps := range lists {
+		for _, ref := range ps {
+			if ref != nil && ref.Value != nil && ref.Value.In == openapi3.ParameterInPath {
+				out[ref.Value.Name] = ref.Value
+			}
+		}
+	}
+	return out
+}
+
+// slashParam reports whether p is a path parameter that may hold '/': one
+// of style simple (the default) described by a schema.
+func slashParam(p *openapi3.Parameter) bool {
+	return p != nil && len(p.Content) == 0 && (p.Style == "" || p.Style == openapi3.SerializationSimple)
 }
 
 // labels lists candidates for a message.

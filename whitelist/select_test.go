@@ -519,3 +519,112 @@ func TestSelectSpecificRefinesTag(t *testing.T) {
 		}
 	}
 }
+
+// slashSpec has GitHub's contents/{path} (a path-item level parameter
+// overridden nowhere), a label-style parameter and a tag over both.
+const slashSpec = `openapi: 3.0.3
+info: {title: slashes, version: "1"}
+paths:
+  /repos/{owner}/{repo}/contents/{path}:
+    parameters:
+      - {name: owner, in: path, required: true, schema: {type: string}}
+      - {name: repo, in: path, required: true, schema: {type: string}}
+      - {name: path, in: path, required: true, schema: {type: string}}
+    get:
+      operationId: getContent
+      tags: [repos]
+      responses: {"200": {description: ok}}
+    put:
+      operationId: putContent
+      tags: [repos]
+      parameters:
+        - {name: path, in: path, required: true, style: label, schema: {type: string}}
+      responses: {"200": {description: ok}}
+  /repos/{owner}/{repo}:
+    get:
+      operationId: getRepo
+      tags: [repos]
+      parameters:
+        - {name: owner, in: path, required: true, schema: {type: string}}
+        - {name: repo, in: path, required: true, schema: {type: string}}
+      responses: {"200": {description: ok}}
+  /meta:
+    get:
+      operationId: getMeta
+      responses: {"200": {description: ok}}
+`
+
+// TestSelectNestedAndSlashes: nestedStyle and allowSlashes reach the
+// operations; allowSlashes must name path parameters of style simple.
+func TestSelectNestedAndSlashes(t *testing.T) {
+	doc := loadInline(t, slashSpec)
+	type got struct {
+		ID, Nested string
+		Slashes    []string
+	}
+	for _, tc := range []struct {
+		name, whitelist string
+		want            []got
+		errs            []string
+	}{
+		{
+			name:      "by operationId",
+			whitelist: "tools:\n  - {operationId: getContent, allowSlashes: [path], nestedStyle: json}\n  - operationId: getRepo\n",
+			want:      []got{{ID: "getRepo"}, {ID: "getContent", Nested: "json", Slashes: []string{"path"}}},
+		},
+		{
+			// A tag applies allowSlashes where the parameter qualifies.
+			name:      "by tag",
+			whitelist: "tools:\n  - {tag: repos, allowSlashes: [path], nestedStyle: dots}\n",
+			want: []got{
+				{ID: "getRepo", Nested: "dots"},
+				{ID: "getContent", Nested: "dots", Slashes: []string{"path"}},
+				{ID: "putContent", Nested: "dots"},
+			},
+		},
+		{
+			name:      "not a path parameter",
+			whitelist: "tools:\n  - {operationId: getContent, allowSlashes: [paht]}\n",
+			errs:      []string{`line 2: allowSlashes: "paht" is not a path parameter of GET /repos/{owner}/{repo}/contents/{path} (path parameters: owner, path, repo); did you mean "path"?`},
+		},
+		{
+			name:      "no path parameters",
+			whitelist: "tools:\n  - {operationId: getMeta, allowSlashes: [path]}\n",
+			errs:      []string{`line 2: allowSlashes: "path" is not a path parameter of GET /meta, which has none`},
+		},
+		{
+			name:      "label style",
+			whitelist: "tools:\n  - {operationId: putContent, allowSlashes: [path]}\n",
+			errs:      []string{`line 2: allowSlashes: path parameter "path" of PUT /repos/{owner}/{repo}/contents/{path} has style label; allowSlashes needs style simple`},
+		},
+		{
+			name:      "tag without it",
+			whitelist: "tools:\n  - {tag: repos, allowSlashes: [file]}\n",
+			errs:      []string{`line 2: allowSlashes: "file" is not a path parameter of any operation tagged "repos" (path parameters: owner, path, repo)`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ops, err := mustParse(t, tc.whitelist).Select(doc)
+			if diff := cmp.Diff(tc.errs, messages(err)); diff != "" {
+				t.Fatalf("Select errors mismatch (-want +got):\n%s", diff)
+			}
+			var g []got
+			for _, op := range ops {
+				g = append(g, got{ID: op.Op.OperationID, Nested: op.NestedStyle, Slashes: op.AllowSlashes})
+			}
+			if diff := cmp.Diff(tc.want, g); diff != "" {
+				t.Errorf("Select mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// Entries built in code are checked too.
+	p := &whitelist.Policy{Entries: []whitelist.Entry{{OperationID: "getContent", NestedStyle: "rails", AllowSlashes: []string{"path", "path"}}}}
+	_, err := p.Select(doc)
+	want := []string{
+		`entry #1: nestedStyle "rails" is not one of brackets, brackets-empty, dots, json`,
+		`entry #1: allowSlashes lists "path" twice`,
+	}
+	if diff := cmp.Diff(want, messages(err)); diff != "" {
+		t.Errorf("Select(code policy) errors mismatch (-want +got):\n%s", diff)
+	}
+}
