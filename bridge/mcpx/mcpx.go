@@ -19,6 +19,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
+	oteltrace "go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
@@ -162,6 +164,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			if r := newReporter(req, s.log); r != nil {
 				c.Progress = r
 			}
+			ctx = traceContext(ctx, req)
 		}
 		// An error here is a protocol error: a tool listed a moment ago and
 		// removed by a reload since (bridge.ErrUnknownTool), or a bug.
@@ -171,6 +174,31 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		}
 		return out.Result, nil
 	}
+}
+
+// traceContext returns ctx with the client's W3C trace context, so that the
+// call's span (when tracing is on) is a child of the client's: traceparent
+// and tracestate from params._meta, where MCP clients put them for this
+// call, else from the HTTP request's headers (an instrumented HTTP client).
+// Without a well-formed traceparent in either, ctx is returned as is.
+func traceContext(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	tc := propagation.TraceContext{}
+	if req.Params != nil {
+		if tp, ok := req.Params.Meta["traceparent"].(string); ok && tp != "" {
+			carrier := propagation.MapCarrier{"traceparent": tp}
+			if ts, ok := req.Params.Meta["tracestate"].(string); ok {
+				carrier["tracestate"] = ts
+			}
+			out := tc.Extract(ctx, carrier)
+			if !oteltrace.SpanContextFromContext(out).Equal(oteltrace.SpanContextFromContext(ctx)) {
+				return out
+			}
+		}
+	}
+	if req.Extra != nil && req.Extra.Header.Get("traceparent") != "" {
+		return tc.Extract(ctx, propagation.HeaderCarrier(req.Extra.Header))
+	}
+	return ctx
 }
 
 // identity is the caller transport's auth established for an HTTP request.

@@ -39,6 +39,11 @@ type Options struct {
 	MaxIdleConnsPerHost int
 	// Logger receives one debug line per retry; nil means no logging.
 	Logger *zap.Logger
+	// Transport, when set, wraps the transport that sends every attempt:
+	// each retry and each redirect hop passes through the wrapper once, and
+	// it may add headers (tracing injects traceparent here). nil (the
+	// default) leaves the transport as is, at no cost.
+	Transport func(http.RoundTripper) http.RoundTripper
 }
 
 // retryKey marks a request context as safe to retry.
@@ -83,8 +88,12 @@ func New(opts Options) Doer {
 		tr.MaxIdleConnsPerHost = 64
 	}
 	tr.ResponseHeaderTimeout = 0 // the per-call context deadline bounds it
+	var rt http.RoundTripper = tr
+	if opts.Transport != nil {
+		rt = opts.Transport(tr)
+	}
 	rc := retryablehttp.NewClient()
-	rc.HTTPClient = &http.Client{Transport: tr}
+	rc.HTTPClient = &http.Client{Transport: rt}
 	rc.Logger = nil // never the library's default stderr logger
 	rc.RetryMax = opts.Retries
 	switch {

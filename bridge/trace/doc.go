@@ -1,0 +1,35 @@
+// Package trace adds OpenTelemetry tracing to the call path: one span per
+// tool call ([Middleware]), a child span per upstream attempt with the W3C
+// traceparent sent to the upstream ([Transport], for
+// upstream.Options.Transport), and the provider that exports them over
+// OTLP/HTTP ([NewProvider]).
+//
+// A call span is named "tools/call TOOL" (the MCP semantic conventions'
+// "{mcp.method.name} {target}"), of kind server (internal for the CLI's
+// call command), and carries:
+//
+//	mcp.method.name            "tools/call"
+//	gen_ai.operation.name      "execute_tool"
+//	gen_ai.tool.name           the tool name
+//	mcpbridge.transport        Call.Transport: stdio, http, rest, cli
+//	mcpbridge.caller           Call.Caller.Key(), when known (never a secret)
+//	mcpbridge.outcome          Outcome.Kind.String(): ok, upstream_5xx, busy, ...
+//	http.response.status_code  the upstream's HTTP status, when it answered
+//	mcpbridge.attempts         upstream requests sent, when any
+//	error.type                 the outcome label, for every outcome but ok
+//
+// and status Error for every outcome but ok (the description is the outcome
+// label). Argument values are never recorded, nor Outcome.Detail (a
+// validation reason may quote one). An attempt span is otelhttp's client
+// span, whose url.full keeps only the upstream's origin: the path and query
+// carry argument values and may carry a query credential.
+//
+// The parent of a call span is whatever span context ctx carries when the
+// call enters the runtime: the MCP exposure (bridge/mcpx) extracts the
+// client's traceparent from params._meta or the HTTP request's headers, and
+// [HTTPContext] does it for plain HTTP handlers such as the REST facade.
+//
+// Every function takes its TracerProvider explicitly; nothing here reads or
+// sets OpenTelemetry's process-wide provider or propagator. A nil provider
+// turns the piece off at no cost.
+package trace

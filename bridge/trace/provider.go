@@ -1,0 +1,85 @@
+package trace
+
+import (
+	"context"
+	"fmt"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	oteltrace "go.opentelemetry.io/otel/trace"
+)
+
+// ProviderOptions configures [NewProvider]. The zero value exports to the
+// OTLP/HTTP endpoint the OTEL_* variables name, as the service "mcpbridge".
+type ProviderOptions struct {
+	// ServiceName is the service.name resource attribute; "" means
+	// "mcpbridge". OTEL_SERVICE_NAME, or service.name in
+	// OTEL_RESOURCE_ATTRIBUTES, takes precedence.
+	ServiceName string
+	// ServiceVersion is the service.version resource attribute; "" means
+	// none.
+	ServiceVersion string
+	// Exporter receives the finished spans, in batches. nil means OTLP over
+	// HTTP (protobuf), configured by the standard variables:
+	// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+	// (default http://localhost:4318), ..._HEADERS, ..._TIMEOUT,
+	// ..._COMPRESSION, ..._CERTIFICATE, ..._INSECURE.
+	Exporter sdktrace.SpanExporter
+}
+
+// Provider is the process's tracer provider and its exporter. The sampler
+// is the SDK's (parent-based, always on, or OTEL_TRACES_SAMPLER and
+// OTEL_TRACES_SAMPLER_ARG), as are the batching limits (OTEL_BSP_*). A nil
+// *Provider is tracing turned off.
+type Provider struct {
+	sdk *sdktrace.TracerProvider
+}
+
+// NewProvider builds the tracer provider. Nothing is sent until a span
+// ends; an unreachable collector costs dropped spans and an error reported
+// through OpenTelemetry's error handler, never a failed call.
+func NewProvider(ctx context.Context, opts ProviderOptions) (*Provider, error) {
+	name := opts.ServiceName
+	if name == "" {
+		name = "mcpbridge"
+	}
+	attrs := []attribute.KeyValue{attribute.String("service.name", name)}
+	if opts.ServiceVersion != "" {
+		attrs = append(attrs, attribute.String("service.version", opts.ServiceVersion))
+	}
+	// Later detectors win: the environment overrides the defaults.
+	res, err := resource.New(ctx, resource.WithTelemetrySDK(), resource.WithAttributes(attrs...), resource.WithFromEnv())
+	if err != nil {
+		return nil, fmt.Errorf("tracing resource: %w", err)
+	}
+	exp := opts.Exporter
+	if exp == nil {
+		if exp, err = otlptracehttp.New(ctx); err != nil {
+			return nil, fmt.Errorf("OTLP trace exporter: %w", err)
+		}
+	}
+	return &Provider{sdk: sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))}, nil
+}
+
+// TracerProvider is the provider to hand to [Middleware] and [Transport];
+// nil (off) for a nil p.
+func (p *Provider) TracerProvider() oteltrace.TracerProvider {
+	if p == nil {
+		return nil
+	}
+	return p.sdk
+}
+
+// Shutdown exports the spans still buffered and stops the exporter, within
+// ctx. A nil p has nothing to do.
+func (p *Provider) Shutdown(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
+	if err := p.sdk.Shutdown(ctx); err != nil {
+		return fmt.Errorf("flushing traces: %w", err)
+	}
+	return nil
+}
