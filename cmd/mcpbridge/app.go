@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 
@@ -27,7 +28,9 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/limit"
 	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
 	"github.com/mcpbridge/mcpbridge/bridge/observe"
+	"github.com/mcpbridge/mcpbridge/bridge/quota"
 	"github.com/mcpbridge/mcpbridge/bridge/rest"
+	"github.com/mcpbridge/mcpbridge/specloader"
 	"github.com/mcpbridge/mcpbridge/transport"
 )
 
@@ -113,6 +116,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		debug.SetGCPercent(200)
 	}
 	a := &app{cfg: cfg, log: log, stdin: stdin, stdout: stdout}
+	defer func() {
+		for _, c := range a.closers {
+			_ = c() // closing a client at exit: nothing left to report to
+		}
+	}()
 	if cmd == "serve" || cmd == "demo" {
 		// SIGHUP means "reload" from the first moment: a SIGHUP while the
 		// spec is still being fetched must not kill the process (its
@@ -153,6 +161,7 @@ type app struct {
 
 	verify  bool             // validate: resolve every schema while building
 	hup     chan os.Signal   // SIGHUP, registered before provisioning (serve, demo)
+	closers []func() error   // run when run returns (the Redis client)
 	metrics *observe.Metrics // nil until newRuntime
 	rt      *bridge.Runtime  // nil until newRuntime
 }
@@ -183,11 +192,37 @@ func (a *app) middlewares() ([]bridge.Middleware, error) {
 	if maxQueue == 0 {
 		maxQueue = -1 // limit.Options: negative is no queue
 	}
-	return []bridge.Middleware{
-		m.Middleware(),
-		observe.Usage(a.log, uo),
-		limit.Concurrency(limit.Options{MaxInFlight: a.cfg.MaxConcurrency, MaxQueue: maxQueue}),
-	}, nil
+	mws := []bridge.Middleware{m.Middleware(), observe.Usage(a.log, uo)}
+	qm, err := a.quotaMiddleware()
+	if err != nil {
+		return nil, err
+	}
+	if qm != nil {
+		mws = append(mws, qm)
+	}
+	mws = append(mws, limit.Concurrency(limit.Options{MaxInFlight: a.cfg.MaxConcurrency, MaxQueue: maxQueue}))
+	return mws, nil
+}
+
+// quotaMiddleware is the per-caller quota, in Redis with --redis-url and in
+// this process otherwise; nil when no quota is configured.
+func (a *app) quotaMiddleware() (bridge.Middleware, error) {
+	p, err := a.cfg.quotaPolicy()
+	if err != nil || !p.Enabled() {
+		return nil, err
+	}
+	var store quota.Store = quota.NewMemoryStore()
+	if a.cfg.RedisURL != "" {
+		client, err := quota.NewRedisClient(a.cfg.RedisURL)
+		if err != nil {
+			return nil, fmt.Errorf("--redis-url: %w", err)
+		}
+		redis.SetLogger(quota.RedisLogger{Log: a.log})
+		a.closers = append(a.closers, client.Close)
+		store = quota.NewRedisStore(client, "")
+		a.log.Info("quotas shared through Redis", zap.String("redis", specloader.RedactURL(a.cfg.RedisURL)))
+	}
+	return quota.Middleware(p, store, quota.Options{FailOpen: a.cfg.QuotaFail == "open", Log: a.log}), nil
 }
 
 // redactArguments passes logged arguments through the served catalog's

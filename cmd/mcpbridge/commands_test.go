@@ -128,3 +128,31 @@ func TestClientCommand(t *testing.T) {
 		t.Errorf("client call without a tool accepted")
 	}
 }
+
+// TestQuotaEndToEnd runs the real binary with --quota and checks that the
+// caller gets an isError result saying when to retry once the quota is
+// spent, that the upstream is not called then, and that ping still works.
+func TestQuotaEndToEnd(t *testing.T) {
+	rec := newRecorder(t)
+	cs, _ := startBridge(t, "serve",
+		"--spec", "testdata/e2e.yaml",
+		"--whitelist", "testdata/e2e-whitelist.yaml",
+		"--upstream", rec.srv.URL+"/api",
+		"--quota", "2/1h",
+	)
+	for i := range 2 {
+		if res, text := callText(t, cs, "getItem", map[string]any{"itemId": "x"}); res.IsError {
+			t.Fatalf("call %d refused: %s", i, text)
+		}
+	}
+	res, text := callText(t, cs, "getItem", map[string]any{"itemId": "x"})
+	if !res.IsError || !strings.Contains(text, "rate limit exceeded") || !strings.Contains(text, "retry in") {
+		t.Errorf("third call: isError %v, %q; want a rate-limit error with a retry time", res.IsError, text)
+	}
+	if got := rec.take(); len(got) != 2 {
+		t.Errorf("upstream got %d requests; want 2", len(got))
+	}
+	if res, text := callText(t, cs, "ping", nil); res.IsError {
+		t.Errorf("ping counted against the quota: %s", text)
+	}
+}

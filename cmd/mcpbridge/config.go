@@ -13,6 +13,8 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/mcpbridge/mcpbridge/bridge/quota"
 )
 
 // Config is the whole configuration. Every field has a flag (--key), an
@@ -51,6 +53,10 @@ type Config struct {
 	MetricsListen      string        `mapstructure:"metrics-listen"`
 	LogArguments       bool          `mapstructure:"log-arguments"`
 	REST               bool          `mapstructure:"rest"`
+	Quota              string        `mapstructure:"quota"`
+	QuotaIdentities    []QuotaEntry  `mapstructure:"quota-identities"`
+	QuotaFail          string        `mapstructure:"quota-fail"`
+	RedisURL           string        `mapstructure:"redis-url"`
 	MaxMessageBytes    int           `mapstructure:"max-message-bytes"`
 	MaxJSONDepth       int           `mapstructure:"max-json-depth"`
 	ReadTimeout        time.Duration `mapstructure:"read-timeout"`
@@ -102,6 +108,14 @@ type UpstreamAuth struct {
 	Cookies       map[string]string `mapstructure:"cookies"` // API keys in cookies
 }
 
+// QuotaEntry is a per-identity quota of the config file (a list, because
+// identities such as "jwt:https://idp.example|sub" hold dots, which viper
+// reads as nesting in map keys).
+type QuotaEntry struct {
+	Identity string `mapstructure:"identity"` // an identity ID ("api-key:0", "jwt:ISS|SUB"), a JWT subject, or a client IP
+	Limit    string `mapstructure:"limit"`    // "1000/1h", or "unlimited"
+}
+
 // flagSet declares every flag with its default and help text.
 func flagSet(cmd string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
@@ -130,6 +144,9 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on this address (HTTP mode also serves them on --listen)")
 	fs.Bool("log-arguments", false, "include call arguments (redacted) in the usage record of each call")
 	fs.Bool("rest", false, "HTTP: also serve the REST facade under /api/tools")
+	fs.String("quota", "", `tool calls allowed per caller and period, e.g. "100/1m" (per-identity quotas: quota-identities in the config file)`)
+	fs.String("quota-fail", "closed", "when the quota store (Redis) is unreachable: closed refuses calls, open lets them through uncounted")
+	fs.String("redis-url", "", "keep quota counters in this Redis (redis://[:password@]host:6379/0), shared by every replica")
 	fs.Int("max-message-bytes", 16<<20, "stdio: largest JSON-RPC message (line) accepted")
 	fs.Int("max-json-depth", 64, "deepest nesting accepted in a JSON-RPC message (stdio and HTTP)")
 	fs.Duration("read-timeout", 30*time.Second, "HTTP: time a request body has to arrive")
@@ -296,6 +313,19 @@ func (c *Config) Validate(cmd string) error {
 	if c.Retries < 0 {
 		add("--retries must not be negative")
 	}
+	if _, err := c.quotaPolicy(); err != nil {
+		add("%v", err)
+	}
+	switch c.QuotaFail {
+	case "open", "closed":
+	default:
+		add("--quota-fail must be open or closed, not %q", c.QuotaFail)
+	}
+	if c.RedisURL != "" {
+		if _, err := quota.NewRedisClient(c.RedisURL); err != nil {
+			add("--redis-url: %v", err)
+		}
+	}
 	switch c.Tools {
 	case "all", "dynamic", "hybrid":
 	default:
@@ -380,4 +410,20 @@ func parseHeaders(hs []string) map[string]string {
 		m[strings.TrimSpace(name)] = strings.TrimSpace(val)
 	}
 	return m
+}
+
+// quotaPolicy is the quota configuration, checked.
+func (c *Config) quotaPolicy() (quota.Policy, error) {
+	ids := map[string]string{}
+	for i, e := range c.QuotaIdentities {
+		if e.Identity == "" {
+			return quota.Policy{}, fmt.Errorf("quota-identities[%d]: identity is empty", i)
+		}
+		ids[e.Identity] = e.Limit
+	}
+	p, err := quota.ParsePolicy(c.Quota, ids)
+	if err != nil {
+		return quota.Policy{}, fmt.Errorf("quota: %w", err)
+	}
+	return p, nil
 }
