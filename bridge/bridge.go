@@ -68,6 +68,12 @@ type Options struct {
 	// "tools --stats" use it). Otherwise validators are resolved on a
 	// tool's first call.
 	VerifySchemas bool
+	// MaxDescriptionLength trims tool descriptions longer than this many
+	// bytes at a word boundary; 0 means no limit.
+	MaxDescriptionLength int
+	// SchemaDetail is SchemaFull ("" too) or SchemaCompact (less prose,
+	// no output schemas; see SchemaCompact).
+	SchemaDetail string
 	// Tools is the tool mode: ToolsAll ("" too) lists one tool per
 	// operation; ToolsDynamic lists search_operations, describe_operation
 	// and call_operation instead; ToolsHybrid lists the pinned operations
@@ -254,6 +260,11 @@ func newCatalog(opts Options) (*Catalog, error) {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	switch opts.SchemaDetail {
+	case "", SchemaFull, SchemaCompact:
+	default:
+		return nil, fmt.Errorf("schema detail %q: want full or compact", opts.SchemaDetail)
 	}
 	switch opts.Tools {
 	case "", ToolsAll, ToolsDynamic, ToolsHybrid:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -133,6 +134,14 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	if err != nil {
 		return nil, fail("%v", err)
 	}
+	// The nested style is configuration, not the spec: a bad one fails New.
+	nested := c.opts.NestedStyle
+	if op.NestedStyle != "" {
+		nested = request.NestedStyle(op.NestedStyle)
+	}
+	if _, err := request.ParseNestedStyle(string(nested)); err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
 
 	// Parameters: path-item level first, overridden by operation level
 	// (same name and location).
@@ -188,7 +197,10 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 				zap.String("op", label), zap.String("in", p.In), zap.String("name", p.Name))
 			continue
 		}
-		spec, err := request.NewParamSpec(p, request.Options{})
+		spec, err := request.NewParamSpec(p, request.Options{
+			Nested:       nested,
+			AllowSlashes: p.In == "path" && slices.Contains(op.AllowSlashes, p.Name),
+		})
 		if err != nil {
 			return nil, fail("parameter %q in %s: %v", p.Name, p.In, err)
 		}
@@ -252,7 +264,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 		if rb == nil {
 			return nil, fail("unresolved request body reference")
 		}
-		bs, err := request.NewBody(rb, request.Options{})
+		bs, err := request.NewBody(rb, request.Options{Nested: nested})
 		if err != nil {
 			return nil, fail("request body: %v", err)
 		}
