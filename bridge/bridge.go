@@ -58,6 +58,13 @@ type Options struct {
 	// MaxArgumentDepth bounds the nesting of arrays and objects in the
 	// arguments; 0 means 64.
 	MaxArgumentDepth int
+	// NestedStyle is how values that nest (arrays and objects inside
+	// arrays and objects, and deepObject arrays) are written in query
+	// parameters and in form and multipart fields with a style:
+	// request.NestedBrackets ("" too: a[b][0]=x), NestedBracketsEmpty,
+	// NestedDots or NestedJSON. A whitelist entry's nestedStyle overrides
+	// it for its tools; an unknown value makes New fail.
+	NestedStyle request.NestedStyle
 	// MaxOutputSchemaBytes leaves out output schemas larger than this when
 	// marshaled (the text result still carries the full JSON); 0 means
 	// 16 KiB, a negative value means no limit. Big APIs describe whole object
