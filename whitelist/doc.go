@@ -63,9 +63,17 @@
 //     still refused. Each name must be a path parameter of style simple of
 //     the operation (with tag: of at least one of its operations; the
 //     others are left as they are).
+//   - pinned: true lists the tool in hybrid mode (--tools hybrid) next to
+//     the search/describe/call meta-tools.
+//   - allow: who may see and call the tool over HTTP, a mapping of keys
+//     (caller identities such as api-key:0 or jwt:ISS|SUB), subjects (JWT
+//     sub) and scopes (JWT scopes, any one suffices); a caller not listed
+//     neither sees the tool in tools/list nor may call it. Without allow,
+//     every authenticated caller may; stdio (the local user) always may.
 //
 // name, description and title are per tool, so they are not allowed with
-// tag; annotations, timeout, nestedStyle and allowSlashes are.
+// tag; annotations, timeout, nestedStyle, allowSlashes, pinned and allow
+// are.
 //
 // # Errors
 //

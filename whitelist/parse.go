@@ -23,7 +23,7 @@ const maxPolicyBytes = 4 << 20
 func topKeys() []string { return []string{"version", "tools"} }
 
 func entryKeys() []string {
-	return []string{"method", "path", "operationId", "tag", "name", "description", "title", "annotations", "timeout", "nestedStyle", "allowSlashes"}
+	return []string{"method", "path", "operationId", "tag", "name", "description", "title", "annotations", "timeout", "nestedStyle", "allowSlashes", "pinned", "allow"}
 }
 
 func annotationKeys() []string {
@@ -225,6 +225,17 @@ func (p *parser) entry(n *yaml.Node, line int) (Entry, map[string]int) {
 		case "allowSlashes":
 			e.AllowSlashes = p.names(f)
 			continue
+		case "pinned":
+			b, err := strconv.ParseBool(f.value.Value)
+			if f.value.Kind != yaml.ScalarNode || f.value.ShortTag() != "!!bool" || err != nil {
+				p.errorf(f.line, "pinned must be true or false")
+				continue
+			}
+			e.Pinned = b
+			continue
+		case "allow":
+			e.Allow = p.allow(f)
+			continue
 		}
 		s, ok := p.str(f)
 		if !ok {
@@ -334,6 +345,33 @@ func (p *parser) annotations(f field) *Annotations {
 		case "openWorldHint":
 			a.OpenWorldHint = &b
 		}
+	}
+	return a
+}
+
+// allowKeys are the keys of an allow mapping.
+func allowKeys() []string { return []string{"keys", "subjects", "scopes"} }
+
+// allow reads an entry's access list.
+func (p *parser) allow(f field) *Allow {
+	if f.value.Kind != yaml.MappingNode {
+		p.errorf(f.line, "allow must be a mapping with keys, subjects and/or scopes (lists of strings)")
+		return nil
+	}
+	a := &Allow{}
+	for _, af := range p.fields(f.value, "allow", allowKeys()) {
+		names := p.names(af)
+		switch af.key {
+		case "keys":
+			a.Keys = names
+		case "subjects":
+			a.Subjects = names
+		case "scopes":
+			a.Scopes = names
+		}
+	}
+	if len(a.Keys)+len(a.Subjects)+len(a.Scopes) == 0 {
+		p.errorf(f.line, "allow lists nobody: give keys, subjects or scopes (leave allow out to let every caller use the tool)")
 	}
 	return a
 }

@@ -106,7 +106,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	const allowedEntry = "method, path, operationId, tag, name, description, title, annotations, timeout, nestedStyle, allowSlashes"
+	const allowedEntry = "method, path, operationId, tag, name, description, title, annotations, timeout, nestedStyle, allowSlashes, pinned, allow"
 	tests := []struct {
 		name string
 		in   string
@@ -319,7 +319,7 @@ func TestParseReportsEverything(t *testing.T) {
 	want := []string{
 		`line 2: unsupported version "2": the only version is 1`,
 		`line 4: method "FETCH" is not one of GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE`,
-		`line 6: unknown key "operationID" in a tools entry (allowed: method, path, operationId, tag, name, description, title, annotations, timeout, nestedStyle, allowSlashes); did you mean "operationId"?`,
+		`line 6: unknown key "operationID" in a tools entry (allowed: method, path, operationId, tag, name, description, title, annotations, timeout, nestedStyle, allowSlashes, pinned, allow); did you mean "operationId"?`,
 		"line 8: name cannot be used with tag (a tag selects several operations): list the operation by method and path or operationId to override it",
 		`line 9: path "/pets" requires a method`,
 		`line 12: timeout "soon" is not a duration such as 10s, 1m30s or 500ms`,
@@ -343,5 +343,35 @@ func TestParseTooLarge(t *testing.T) {
 	_, err := whitelist.Parse(strings.NewReader(in))
 	if err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("Parse error = %v, want a size error", err)
+	}
+}
+
+func TestParsePinnedAndAllow(t *testing.T) {
+	p, err := whitelist.Parse(strings.NewReader(`tools:
+  - operationId: a
+    pinned: true
+    allow: {keys: ["api-key:0"], subjects: [alice], scopes: ["pets:read"]}
+  - operationId: b
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := p.Entries[0]
+	if !e.Pinned || e.Allow == nil || e.Allow.Keys[0] != "api-key:0" || e.Allow.Subjects[0] != "alice" || e.Allow.Scopes[0] != "pets:read" {
+		t.Errorf("entry 0: %+v %+v", e, e.Allow)
+	}
+	if p.Entries[1].Pinned || p.Entries[1].Allow != nil {
+		t.Errorf("entry 1: %+v", p.Entries[1])
+	}
+	for _, bad := range []struct{ doc, want string }{
+		{"tools:\n  - operationId: a\n    pinned: yes please\n", "pinned must be true or false"},
+		{"tools:\n  - operationId: a\n    allow: {}\n", "allow lists nobody"},
+		{"tools:\n  - operationId: a\n    allow: {roles: [x]}\n", `unknown key "roles"`},
+		{"tools:\n  - operationId: a\n    allow: [x]\n", "allow must be a mapping"},
+	} {
+		_, err := whitelist.Parse(strings.NewReader(bad.doc))
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: %v; want %q", bad.doc, err, bad.want)
+		}
 	}
 }

@@ -71,6 +71,11 @@ type Entry struct {
 	// a path: '/' then separates segments escaped one by one, instead of
 	// being escaped itself. Nil means none.
 	AllowSlashes []string
+	// Pinned lists the tool in hybrid mode next to the meta-tools.
+	Pinned bool
+	// Allow restricts who may see and call the tool (HTTP callers); nil
+	// means every authenticated caller may.
+	Allow *Allow
 	// Line is the 1-based line of the entry in whitelist.yaml, used in error
 	// messages; 0 for entries built in code (messages then say "entry #N").
 	Line int
@@ -114,6 +119,24 @@ type Operation struct {
 	// may hold '/' (a copy; every name is a path parameter of style simple
 	// of the operation); nil when none.
 	AllowSlashes []string
+	// Pinned is the entry's pinned flag (listed in hybrid mode).
+	Pinned bool
+	// Allow is the entry's access list; nil when anyone may call.
+	Allow *Allow
+}
+
+// Allow is a tool's access list: a caller may see and call the tool when
+// its API key identity, its JWT subject, or one of its JWT scopes is
+// listed.
+type Allow struct {
+	// Keys are caller identities as the HTTP transport names them:
+	// "api-key:0" is the first configured inbound key, "jwt:ISS|SUB" a JWT
+	// caller.
+	Keys []string
+	// Subjects are JWT subjects ("sub"), whatever the issuer.
+	Subjects []string
+	// Scopes are JWT scopes; holding any one of them is enough.
+	Scopes []string
 }
 
 // NestedStyles lists the values a nestedStyle key takes, the bridge's

@@ -117,6 +117,11 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 			op.Annotations = e.Annotations.clone()
 			op.Timeout = e.Timeout
 			op.NestedStyle = e.NestedStyle
+			op.Pinned = e.Pinned
+			if e.Allow != nil {
+				cp := *e.Allow
+				op.Allow = &cp
+			}
 			for _, name := range e.AllowSlashes {
 				if slashParam(pathParams(c.item, c.op)[name]) {
 					op.AllowSlashes = append(op.AllowSlashes, name)
