@@ -381,6 +381,17 @@ func (c *Catalog) Len() int {
 // degraded).
 func (c *Catalog) Degraded() string { return c.degraded }
 
+// HasAccessLists reports whether any tool has an access list (whitelist
+// allow), so that listing must be filtered per caller.
+func (c *Catalog) HasAccessLists() bool {
+	for _, t := range c.tools {
+		if t.allow != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Redactor is the sanitizer every answer of this catalog passes through.
 func (c *Catalog) Redactor() *sanitizer.Redactor { return c.redactor }
 

@@ -11,11 +11,12 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/request"
 	"github.com/mcpbridge/mcpbridge/bridge/schema"
+	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
 // snapshotVersion changes whenever the encoded form or the meaning of a
 // prepared tool changes; an older snapshot is then rejected and rebuilt.
-const snapshotVersion = 6
+const snapshotVersion = 7
 
 // snapshot is the serializable form of a catalog: the request plans
 // themselves (plain data by design) plus the definition fields and schema
@@ -37,6 +38,7 @@ type snapTool struct {
 	Plan                     request.Plan
 	Tags                     []string
 	Pinned                   bool
+	Allow                    *whitelist.Allow
 	Timeout                  time.Duration
 	Retry                    bool
 }
@@ -57,7 +59,7 @@ func (c *Catalog) Snapshot() ([]byte, error) {
 		ts := snapTool{
 			Name: t.def.Name, Title: t.def.Title, Description: t.def.Description,
 			Input: t.input.Raw(), Output: t.output.Raw(),
-			Plan: t.plan, Tags: t.tags, Pinned: t.pinned, Timeout: t.timeout, Retry: t.retry,
+			Plan: t.plan, Tags: t.tags, Pinned: t.pinned, Allow: t.allow, Timeout: t.timeout, Retry: t.retry,
 		}
 		if t.def.Annotations != nil {
 			raw, err := json.Marshal(t.def.Annotations)
@@ -113,7 +115,7 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 				Name: ts.Name, Title: ts.Title, Description: ts.Description, Annotations: &ann,
 				InputSchema: json.RawMessage(ts.Input),
 			},
-			plan: ts.Plan, tags: ts.Tags, pinned: ts.Pinned, timeout: ts.Timeout, retry: ts.Retry,
+			plan: ts.Plan, tags: ts.Tags, pinned: ts.Pinned, allow: ts.Allow, timeout: ts.Timeout, retry: ts.Retry,
 			input: schema.NewLazy(ts.Input), output: schema.NewLazy(ts.Output),
 		}
 		if ts.Output != nil {

@@ -31,9 +31,10 @@ type Tool struct {
 	output  schema.Lazy // validates structured output; empty: no output schema
 	timeout time.Duration
 	retry   bool
-	builtin builtin  // non-zero: answered by the bridge itself (ping, meta-tools)
-	tags    []string // the operation's tags, for search_operations
-	pinned  bool     // listed in hybrid mode
+	builtin builtin          // non-zero: answered by the bridge itself (ping, meta-tools)
+	tags    []string         // the operation's tags, for search_operations
+	pinned  bool             // listed in hybrid mode
+	allow   *whitelist.Allow // nil: every caller may use the tool
 }
 
 // builtin names the tools the bridge answers itself.
@@ -333,6 +334,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	}
 	ann.Title = title
 	t.tags = o.Tags
+	t.pinned, t.allow = op.Pinned, allowOf(op.Allow)
 	t.def = &mcp.Tool{
 		Name:        toolName(op.Name, o.OperationID, op.Method, op.Path),
 		Title:       title,

@@ -75,6 +75,7 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 			Logging:   &mcp.LoggingCapabilities{},
 		},
 	})
+	s.srv.AddReceivingMiddleware(s.filterList)
 	s.registerInitial(rt.Catalog())
 	rt.OnSwap(func(_, cur *bridge.Catalog) { s.Sync(cur) })
 	return s
@@ -147,6 +148,37 @@ func (s *Server) Sync(cat *bridge.Catalog) (added, changed, removed int) {
 		s.log.Info("tool list changed", zap.Int("added", added), zap.Int("changed", changed), zap.Int("removed", removed), zap.Int("tools", len(next)))
 	}
 	return added, changed, removed
+}
+
+// filterList hides from a caller's tools/list the tools whose whitelist
+// access list does not name it (calling them is refused by bridge.Access
+// too).
+func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		cat := s.rt.Catalog()
+		if method != "tools/list" || err != nil || !cat.HasAccessLists() {
+			return res, err
+		}
+		lr, ok := res.(*mcp.ListToolsResult)
+		if !ok {
+			return res, nil
+		}
+		id := bridge.Local
+		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
+			id = identity(extra)
+		}
+		out := &mcp.ListToolsResult{NextCursor: lr.NextCursor, Meta: lr.Meta}
+		for _, def := range lr.Tools {
+			if t, ok := cat.Lookup(def.Name); !ok || t.Allowed(id) {
+				out.Tools = append(out.Tools, def)
+			}
+		}
+		if out.Tools == nil {
+			out.Tools = []*mcp.Tool{}
+		}
+		return out, nil
+	}
 }
 
 // handler is the go-sdk handler of the tool called name.

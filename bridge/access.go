@@ -1,0 +1,57 @@
+package bridge
+
+import (
+	"context"
+	"slices"
+
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+// Allowed reports whether id may see and call t: always for a tool without
+// an access list, for the local (stdio) caller and for built-ins; else
+// when the caller's identity, JWT subject or one of its scopes is listed.
+func (t *Tool) Allowed(id *Identity) bool {
+	a := t.allow
+	if a == nil || t.builtin != notBuiltin || id == Local {
+		return true
+	}
+	if id == nil {
+		return false
+	}
+	if id.ID != "" && slices.Contains(a.Keys, id.ID) {
+		return true
+	}
+	if id.Subject != "" && slices.Contains(a.Subjects, id.Subject) {
+		return true
+	}
+	for _, s := range id.Scopes {
+		if slices.Contains(a.Scopes, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Access is the middleware of per-tool access control (whitelist allow
+// lists): a caller the tool's list does not name gets a Denied outcome, and
+// the upstream is not called. The MCP exposure also hides such tools from
+// the caller's tools/list.
+func Access() Middleware {
+	return func(next Invoker) Invoker {
+		return InvokerFunc(func(ctx context.Context, c *Call) (*Outcome, error) {
+			if t := c.Target(); t != nil && !t.Allowed(c.Caller) {
+				return Reject(Denied, "access denied: this caller may not use "+c.Tool, 0), nil
+			}
+			return next.Invoke(ctx, c)
+		})
+	}
+}
+
+// allowOf copies an entry's access list for a tool.
+func allowOf(a *whitelist.Allow) *whitelist.Allow {
+	if a == nil {
+		return nil
+	}
+	cp := whitelist.Allow{Keys: slices.Clone(a.Keys), Subjects: slices.Clone(a.Subjects), Scopes: slices.Clone(a.Scopes)}
+	return &cp
+}
