@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -39,6 +40,9 @@ func startRedis(t *testing.T) *redisServer {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
+		if os.Getenv("MCPBRIDGE_TEST_REQUIRE_REDIS") != "" {
+			t.Fatal("redis-server is not installed and MCPBRIDGE_TEST_REQUIRE_REDIS is set (CI installs it)")
+		}
 		t.Skip("redis-server is not installed (apt-get install redis-server); skipping the Redis store tests")
 	}
 	redis.SetLogger(quota.RedisLogger{}) // a dial error per call while down: not test output
