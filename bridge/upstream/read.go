@@ -51,8 +51,10 @@ func FailureKind(err error) string {
 		return "host not found"
 	case strings.Contains(s, "EOF"):
 		return "the upstream closed the connection"
+	case strings.Contains(s, "certificate signed by unknown authority") || strings.Contains(s, "x509: certificate"):
+		return "the upstream's TLS certificate is not trusted (a private CA? see --upstream-ca-file)"
 	case strings.Contains(s, "tls") || strings.Contains(s, "x509"):
-		return "TLS handshake failed"
+		return "TLS handshake failed (a client certificate? see --upstream-client-cert)"
 	case strings.Contains(s, "timeout"):
 		return "timed out"
 	}

@@ -7,6 +7,7 @@ package upstream
 
 import (
 	"context"
+	"crypto/tls"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -44,6 +45,9 @@ type Options struct {
 	// it may add headers (tracing injects traceparent here). nil (the
 	// default) leaves the transport as is, at no cost.
 	Transport func(http.RoundTripper) http.RoundTripper
+	// TLS configures connections to the upstream (a private CA bundle, a
+	// client certificate for mTLS); nil means the system roots.
+	TLS *tls.Config
 }
 
 // retryKey marks a request context as safe to retry.
@@ -82,6 +86,9 @@ func New(opts Options) Doer {
 		log = zap.NewNop()
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if opts.TLS != nil {
+		tr.TLSClientConfig = opts.TLS.Clone()
+	}
 	tr.MaxIdleConns = 256
 	tr.MaxIdleConnsPerHost = opts.MaxIdleConnsPerHost
 	if tr.MaxIdleConnsPerHost == 0 {

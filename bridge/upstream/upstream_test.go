@@ -2,8 +2,11 @@ package upstream_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -48,4 +51,24 @@ func TestUpstreamClientRedirects(t *testing.T) {
 	if n := elsewhere.Load(); n != 0 {
 		t.Errorf("the other host received %d requests", n)
 	}
+}
+
+// TestUpstreamTLS checks a private CA: refused with a clear reason without
+// it, trusted with it.
+func TestUpstreamTLS(t *testing.T) {
+	up := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	defer up.Close()
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", up.URL, nil)
+	_, err := upstream.New(upstream.Options{}).Do(req)
+	if err == nil || !strings.Contains(upstream.FailureKind(err), "not trusted") {
+		t.Fatalf("untrusted CA: %v (%s)", err, upstream.FailureKind(err))
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(up.Certificate())
+	req, _ = http.NewRequestWithContext(t.Context(), "GET", up.URL, nil)
+	resp, err := upstream.New(upstream.Options{TLS: &tls.Config{RootCAs: pool}}).Do(req)
+	if err != nil {
+		t.Fatalf("with the CA: %v", err)
+	}
+	resp.Body.Close()
 }
