@@ -44,6 +44,7 @@ type jsonState struct {
 	masked bool  // the last string read starts with "MASKED:" and had nothing masked
 	key    bool  // the last string read is a sensitive member name
 	kv     uint8 // the last member name read is a label or value name (kv*)
+	esc    bool  // the last string read had escapes: s.buf holds it decoded
 	n      int   // masks so far
 	vals   []valPos
 }
@@ -253,13 +254,12 @@ func (s *jsonState) object(i int) int {
 // labelNamesSecret reports whether the string src[start:end], the value
 // str just read, is a sensitive key name.
 func (s *jsonState) labelNamesSecret(start, end int) bool {
-	raw := s.src[start+1 : end-1]
-	for _, c := range raw {
-		if c == '\\' {
-			return isSensitiveKey(s.r, s.buf) // escaped decoded it there
-		}
+	v := s.src[start+1 : end-1]
+	if s.esc {
+		v = s.buf
 	}
-	return isSensitiveKey(s.r, raw)
+	r := s.r
+	return (r.words && mayEnd(v) || r.keyMax != 0) && sensitiveKey(r, v)
 }
 
 // maskValues masks the values recorded in s.vals[base:], last first so

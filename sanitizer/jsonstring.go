@@ -54,10 +54,11 @@ func (s *jsonState) str(i int, key bool) int {
 	return s.eof()
 found:
 	body, end := src[start:j], j+1
+	s.esc = false
 	s.masked = hasAt(body, 0, maskedPrefix)
 	if key {
 		s.key = (r.words && mayEnd(body) || r.keyMax != 0) && sensitiveKey(r, body) // isSensitiveKey, its first test inlined
-		s.kv = kvKind(body)
+		s.kv = kvKindBytes(body)
 	}
 	if from < 0 && len(r.patterns) == 0 {
 		return end
@@ -113,11 +114,11 @@ func (s *jsonState) escaped(i, j int, key bool) int {
 		buf = append(buf, src[j:k]...)
 		j = k
 	}
-	s.buf = buf
+	s.buf, s.esc = buf, true
 	s.masked = hasAt(buf, 0, maskedPrefix)
 	if key {
 		s.key = (r.words && mayEnd(buf) || r.keyMax != 0) && sensitiveKey(r, buf)
-		s.kv = kvKind(buf)
+		s.kv = kvKindBytes(buf)
 	}
 	iv := scanMasks(r, buf, 0, s.iv[:0])
 	iv = patternSpans(r.patterns, buf, iv)
