@@ -11,17 +11,20 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
+	"go.opentelemetry.io/otel"
 	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
@@ -30,6 +33,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/observe"
 	"github.com/mcpbridge/mcpbridge/bridge/quota"
 	"github.com/mcpbridge/mcpbridge/bridge/rest"
+	"github.com/mcpbridge/mcpbridge/bridge/trace"
 	"github.com/mcpbridge/mcpbridge/specloader"
 	"github.com/mcpbridge/mcpbridge/transport"
 )
@@ -129,6 +133,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		signal.Notify(a.hup, syscall.SIGHUP)
 		defer signal.Stop(a.hup)
 	}
+	if cfg.OTel && (cmd == "serve" || cmd == "demo" || cmd == "call") {
+		stop, err := a.startTracing(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	switch cmd {
 	case "tools":
 		return a.tools(ctx)
@@ -163,6 +174,7 @@ type app struct {
 	hup     chan os.Signal   // SIGHUP, registered before provisioning (serve, demo)
 	closers []func() error   // run when run returns (the Redis client)
 	metrics *observe.Metrics // nil until newRuntime
+	tracing *trace.Provider  // nil unless tracing is on (--otel)
 	rt      *bridge.Runtime  // nil until newRuntime
 }
 
@@ -176,8 +188,10 @@ func retries(n int) int {
 }
 
 // middlewares is the call chain, outermost first: metrics (so refusals are
-// counted and durations include queueing), the usage record, then the
-// concurrency limit.
+// counted and durations include queueing), the trace span (with --otel; it
+// covers quota and limit refusals and the queueing too, and puts the span in
+// the context the upstream request carries), the usage record, the quota,
+// per-tool access (whitelist allow lists), then the concurrency limit.
 func (a *app) middlewares() ([]bridge.Middleware, error) {
 	m, err := observe.NewMetrics(prometheus.NewRegistry(), version)
 	if err != nil {
@@ -193,6 +207,9 @@ func (a *app) middlewares() ([]bridge.Middleware, error) {
 		maxQueue = -1 // limit.Options: negative is no queue
 	}
 	mws := []bridge.Middleware{m.Middleware(), observe.Usage(a.log, uo)}
+	if a.tracing != nil {
+		mws = slices.Insert(mws, 1, trace.Middleware(a.tracing.TracerProvider()))
+	}
 	qm, err := a.quotaMiddleware()
 	if err != nil {
 		return nil, err
@@ -200,7 +217,8 @@ func (a *app) middlewares() ([]bridge.Middleware, error) {
 	if qm != nil {
 		mws = append(mws, qm)
 	}
-	mws = append(mws, limit.Concurrency(limit.Options{MaxInFlight: a.cfg.MaxConcurrency, MaxQueue: maxQueue}))
+	mws = append(mws, bridge.Access(),
+		limit.Concurrency(limit.Options{MaxInFlight: a.cfg.MaxConcurrency, MaxQueue: maxQueue}))
 	return mws, nil
 }
 
@@ -223,6 +241,44 @@ func (a *app) quotaMiddleware() (bridge.Middleware, error) {
 		a.log.Info("quotas shared through Redis", zap.String("redis", specloader.RedactURL(a.cfg.RedisURL)))
 	}
 	return quota.Middleware(p, store, quota.Options{FailOpen: a.cfg.QuotaFail == "open", Log: a.log}), nil
+}
+
+// tracingShutdownTimeout bounds the export of the spans still buffered at
+// exit.
+const tracingShutdownTimeout = 5 * time.Second
+
+// startTracing builds the OTLP/HTTP trace exporter (--otel) and returns
+// what flushes it at exit. The exporter reads the standard OTEL_* variables
+// itself; the service is "mcpbridge" unless OTEL_SERVICE_NAME says
+// otherwise.
+func (a *app) startTracing(ctx context.Context) (func(), error) {
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if p := os.Getenv(name); p != "" {
+			if p != "http/protobuf" {
+				a.log.Warn("tracing: only OTLP over HTTP (http/protobuf) is supported; exporting with it", zap.String(name, p))
+			}
+			break
+		}
+	}
+	p, err := trace.NewProvider(ctx, trace.ProviderOptions{ServiceVersion: version})
+	if err != nil {
+		return nil, fmt.Errorf("--otel: %w", err)
+	}
+	a.tracing = p
+	// The SDK reports export failures only through its process-wide
+	// handler (by default the standard logger, unstructured): route them to
+	// the bridge's log.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		a.log.Warn("tracing: export failed", zap.Error(err))
+	}))
+	a.log.Info("tracing on: spans exported over OTLP/HTTP")
+	return func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tracingShutdownTimeout)
+		defer cancel()
+		if err := p.Shutdown(sctx); err != nil {
+			a.log.Warn("tracing: spans lost at exit", zap.Error(err))
+		}
+	}, nil
 }
 
 // redactArguments passes logged arguments through the served catalog's
@@ -277,7 +333,9 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 	bt.spec = nil
 	debug.FreeOSMemory()
 	if bt.cat.Degraded() == "" {
-		a.log.Info("tools ready", zap.Int("tools", bt.cat.Len()), zap.Int("operations", bt.ops), zap.Int("skipped", len(bt.cat.Skipped())), zap.Bool("cached", bt.cached), zap.String("transport", a.cfg.Transport))
+		n := listBytes(bt.cat)
+		a.log.Info("tools ready", zap.Int("tools", bt.cat.Len()), zap.Int("listed", len(bt.cat.Listed())), zap.Int("operations", bt.ops), zap.Int("skipped", len(bt.cat.Skipped())),
+			zap.Int("tools_list_bytes", n), zap.Int("tools_list_tokens_estimate", n/4), zap.String("mode", a.cfg.Tools), zap.Bool("cached", bt.cached), zap.String("transport", a.cfg.Transport))
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -365,13 +423,30 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 	}, nil
 }
 
+// listBytes is the size of the tools/list result the catalog gives.
+func listBytes(c *bridge.Catalog) int {
+	defs := make([]*mcp.Tool, 0, len(c.Listed()))
+	for _, t := range c.Listed() {
+		defs = append(defs, t.Def())
+	}
+	raw, err := json.Marshal(map[string]any{"tools": defs})
+	if err != nil {
+		return 0
+	}
+	return len(raw)
+}
+
 // httpRoutes are the authenticated routes besides /mcp: the REST facade
 // when --rest is on.
 func (a *app) httpRoutes(rt *bridge.Runtime) map[string]http.Handler {
 	if !a.cfg.REST {
 		return nil
 	}
-	h := rest.Handler(rt, rest.Options{MaxBodyBytes: a.cfg.MaxBodyBytes, Log: a.log, Identity: restIdentity})
+	h := rest.Handler(rt, rest.Options{MaxBodyBytes: a.cfg.MaxBodyBytes, Log: a.log, Identity: restIdentity,
+		Visible: func(id *bridge.Identity, t *bridge.Tool) bool { return t.Allowed(id) }})
+	if a.tracing != nil {
+		h = trace.HTTPContext(h) // a REST client's traceparent parents its calls
+	}
 	return map[string]http.Handler{"/api/": h}
 }
 
@@ -412,7 +487,7 @@ func (a *app) tools(ctx context.Context) error {
 		return enc.Encode(defs)
 	}
 	if a.cfg.Stats {
-		return a.printStats(bt, defs)
+		return a.printStats(ctx, bt, defs)
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tHINTS\tTITLE")
@@ -428,8 +503,12 @@ func (a *app) tools(ctx context.Context) error {
 	return nil
 }
 
-func (a *app) printStats(bt *built, defs []*mcp.Tool) error {
+func (a *app) printStats(ctx context.Context, bt *built, defs []*mcp.Tool) error {
 	payload, err := json.Marshal(map[string]any{"tools": defs})
+	if err != nil {
+		return err
+	}
+	variants, err := a.budgetVariants(ctx, bt)
 	if err != nil {
 		return err
 	}
@@ -443,10 +522,11 @@ func (a *app) printStats(bt *built, defs []*mcp.Tool) error {
 		PayloadBytes int              `json:"toolsListBytes"`
 		Tokens       int              `json:"toolsListTokensEstimate"`
 		ByReason     map[string]int   `json:"skippedByReason,omitempty"`
+		Variants     []budgetVariant  `json:"toolsListBySetting"`
 	}{
 		Spec: a.cfg.Spec, Version: bt.spec.Version, Operations: bt.ops, Tools: bt.cat.Len(),
 		Skipped: bt.cat.Skipped(), Warnings: bt.spec.Warnings,
-		PayloadBytes: len(payload), Tokens: len(payload) / 4,
+		PayloadBytes: len(payload), Tokens: len(payload) / 4, Variants: variants,
 	}
 	if st.Skipped == nil {
 		st.Skipped = []bridge.Skipped{}
@@ -471,7 +551,43 @@ func (a *app) printStats(bt *built, defs []*mcp.Tool) error {
 		fmt.Fprintf(a.stdout, "  - %s\n", oneLine(w))
 	}
 	fmt.Fprintf(a.stdout, "tools/list:  %d bytes (~%d tokens at 4 bytes/token)\n", st.PayloadBytes, st.Tokens)
+	for _, v := range variants {
+		fmt.Fprintf(a.stdout, "  %-44s %9d bytes (~%d tokens, %.1f%%)\n", v.Setting, v.Bytes, v.Bytes/4, 100*float64(v.Bytes)/float64(max(1, st.PayloadBytes)))
+	}
 	return nil
+}
+
+// budgetVariant is the tools/list size under one setting.
+type budgetVariant struct {
+	Setting string `json:"setting"`
+	Bytes   int    `json:"bytes"`
+}
+
+// budgetVariants rebuilds the tools under the settings that shrink
+// tools/list, to show what each one saves.
+func (a *app) budgetVariants(ctx context.Context, bt *built) ([]budgetVariant, error) {
+	saved := *a.cfg
+	defer func() { *a.cfg = saved }()
+	var out []budgetVariant
+	for _, v := range []struct {
+		name string
+		set  func(*Config)
+	}{
+		{"--schema-detail compact", func(c *Config) { c.SchemaDetail = "compact" }},
+		{"--max-description-length 200", func(c *Config) { c.MaxDescription = 200 }},
+		{"--schema-detail compact --max-description-length 200", func(c *Config) { c.SchemaDetail, c.MaxDescription = "compact", 200 }},
+		{"--max-output-schema-bytes 0", func(c *Config) { c.MaxOutputSchema = 0 }},
+		{"--tools dynamic", func(c *Config) { c.Tools = "dynamic" }},
+	} {
+		*a.cfg = saved
+		v.set(a.cfg)
+		vb, err := a.provision(ctx, bt.inputs, false)
+		if err != nil {
+			return nil, fmt.Errorf("stats for %s: %w", v.name, err)
+		}
+		out = append(out, budgetVariant{Setting: v.name, Bytes: listBytes(vb.cat)})
+	}
+	return out, nil
 }
 
 func hints(ann *mcp.ToolAnnotations) string {

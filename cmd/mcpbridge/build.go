@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/request"
+	"github.com/mcpbridge/mcpbridge/bridge/trace"
 	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 	"github.com/mcpbridge/mcpbridge/sanitizer"
 	"github.com/mcpbridge/mcpbridge/specloader"
@@ -242,6 +243,8 @@ func (a *app) bridgeOptions() bridge.Options {
 		MaxResponseBytes:     cfg.MaxResponseBytes,
 		MaxArgumentBytes:     cfg.MaxArgumentBytes,
 		Tools:                cfg.Tools,
+		MaxDescriptionLength: cfg.MaxDescription,
+		SchemaDetail:         cfg.SchemaDetail,
 		MaxOutputSchemaBytes: outputSchemaLimit(cfg.MaxOutputSchema),
 		VerifySchemas:        cfg.Stats || a.verify,
 		Version:              version,
@@ -253,7 +256,9 @@ func (a *app) bridgeOptions() bridge.Options {
 // the reloaded ones included, shares its connection pool.
 func (a *app) upstreamClient() bridge.Doer {
 	a.clientOnce.Do(func() {
-		a.client = upstream.New(upstream.Options{Retries: retries(a.cfg.Retries), Logger: a.log})
+		tlsConf, _ := a.cfg.upstreamTLS() // Validate already reported its errors
+		a.client = upstream.New(upstream.Options{Retries: retries(a.cfg.Retries), Logger: a.log, TLS: tlsConf,
+			Transport: trace.Transport(a.tracing.TracerProvider())}) // nil when tracing is off
 	})
 	return a.client
 }

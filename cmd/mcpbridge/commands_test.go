@@ -156,3 +156,19 @@ func TestQuotaEndToEnd(t *testing.T) {
 		t.Errorf("ping counted against the quota: %s", text)
 	}
 }
+
+// TestRedactPatternsEnvKeepsCommas checks that a regular expression with a
+// comma survives MCPBRIDGE_REDACT_PATTERNS (one pattern per line).
+func TestRedactPatternsEnvKeepsCommas(t *testing.T) {
+	fs := flagSet("serve")
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(fs, []string{"MCPBRIDGE_REDACT_PATTERNS=\\d{3,5}\nacct-[0-9]+"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.RedactPatterns) != 2 || cfg.RedactPatterns[0] != `\d{3,5}` || cfg.RedactPatterns[1] != "acct-[0-9]+" {
+		t.Errorf("patterns %q; want [\\d{3,5} acct-[0-9]+]", cfg.RedactPatterns)
+	}
+}

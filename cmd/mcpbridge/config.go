@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -50,13 +52,19 @@ type Config struct {
 	MaxConcurrency     int           `mapstructure:"max-concurrency"`
 	MaxQueue           int           `mapstructure:"max-queue"`
 	Tools              string        `mapstructure:"tools"`
+	MaxDescription     int           `mapstructure:"max-description-length"`
+	SchemaDetail       string        `mapstructure:"schema-detail"`
 	MetricsListen      string        `mapstructure:"metrics-listen"`
 	LogArguments       bool          `mapstructure:"log-arguments"`
 	REST               bool          `mapstructure:"rest"`
+	OTel               bool          `mapstructure:"otel"`
 	Quota              string        `mapstructure:"quota"`
 	QuotaIdentities    []QuotaEntry  `mapstructure:"quota-identities"`
 	QuotaFail          string        `mapstructure:"quota-fail"`
 	RedisURL           string        `mapstructure:"redis-url"`
+	UpstreamCAFile     string        `mapstructure:"upstream-ca-file"`
+	UpstreamClientCert string        `mapstructure:"upstream-client-cert"`
+	UpstreamClientKey  string        `mapstructure:"upstream-client-key"`
 	MaxMessageBytes    int           `mapstructure:"max-message-bytes"`
 	MaxJSONDepth       int           `mapstructure:"max-json-depth"`
 	ReadTimeout        time.Duration `mapstructure:"read-timeout"`
@@ -134,16 +142,22 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("upstream", "", "upstream base URL (default: the spec's first server)")
 	fs.String("upstream-token", "", "sent upstream as Authorization: Bearer TOKEN")
 	fs.StringArray("upstream-header", nil, `static header sent upstream, "Name: value" (repeatable)`)
+	fs.String("upstream-ca-file", "", "PEM bundle of CAs trusted for the upstream (in addition to the system roots)")
+	fs.String("upstream-client-cert", "", "PEM client certificate presented to the upstream (mTLS; with --upstream-client-key)")
+	fs.String("upstream-client-key", "", "PEM private key of --upstream-client-cert")
 	fs.Duration("timeout", 30*time.Second, "time limit for one tool call, retries included")
 	fs.Int("retries", 2, "retries for idempotent calls on connection errors, 429, 502, 503, 504 (0 disables)")
 	fs.Int64("max-response-bytes", 10<<20, "size limit for an upstream response body")
 	fs.Int64("max-argument-bytes", 8<<20, "largest tool-call arguments accepted (JSON bytes)")
 	fs.Int("max-concurrency", 64, "upstream calls in flight at once; more wait in a queue (-1: no limit)")
 	fs.Int("max-queue", 256, "calls waiting for a free slot; beyond, a call is refused as busy (0: no queue)")
+	fs.Int("max-description-length", 0, "trim tool descriptions to this many bytes at a word boundary (0: no limit)")
+	fs.String("schema-detail", "full", "full, or compact: drop descriptions and examples below the first level of input schemas")
 	fs.String("tools", "all", "tool mode: all (one tool per operation), dynamic (search/describe/call meta-tools), hybrid (pinned operations and the meta-tools)")
 	fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on this address (HTTP mode also serves them on --listen)")
 	fs.Bool("log-arguments", false, "include call arguments (redacted) in the usage record of each call")
 	fs.Bool("rest", false, "HTTP: also serve the REST facade under /api/tools")
+	fs.Bool("otel", false, "export OpenTelemetry traces over OTLP/HTTP, configured by the standard OTEL_* variables (default: on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set)")
 	fs.String("quota", "", `tool calls allowed per caller and period, e.g. "100/1m" (per-identity quotas: quota-identities in the config file)`)
 	fs.String("quota-fail", "closed", "when the quota store (Redis) is unreachable: closed refuses calls, open lets them through uncounted")
 	fs.String("redis-url", "", "keep quota counters in this Redis (redis://[:password@]host:6379/0), shared by every replica")
@@ -157,7 +171,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Int("max-sse-streams-per-identity", 64, "HTTP: legacy SSE streams per caller")
 	fs.Int("max-output-schema-bytes", 4096, "leave out output schemas larger than this (-1: no limit, 0: none at all)")
 	fs.StringArray("redact-key", nil, "extra field name whose value is redacted (repeatable)")
-	fs.StringArray("redact-pattern", nil, "extra regular expression redacted inside strings (repeatable)")
+	fs.StringArray("redact-pattern", nil, "extra regular expression redacted inside strings (repeatable; env MCPBRIDGE_REDACT_PATTERNS takes one per line, commas are part of the pattern)")
 	fs.StringArray("redact-prefix", nil, "extra secret prefix, e.g. ghp_ (repeatable)")
 	fs.String("transport", "stdio", "stdio or http")
 	fs.String("listen", "127.0.0.1:8080", "HTTP listen address")
@@ -200,6 +214,20 @@ var flagKeys = map[string]string{
 	"authorization-server": "authorization-servers",
 }
 
+// regexpLists are list keys whose items are regular expressions: their
+// environment variables take one item per line, never split on commas.
+var regexpLists = map[string]bool{"redact-patterns": true}
+
+func splitLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // loadConfig builds the configuration from parsed flags, MCPBRIDGE_*
 // variables and the optional config file, rejecting unknown file keys.
 func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
@@ -215,7 +243,12 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		}
 		env := "MCPBRIDGE_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
 		if val, ok := lookupEnv(environ, env); ok && !fs.Changed(f.Name) {
-			v.Set(key, val) // environment beats the file; a set flag beats both
+			if regexpLists[key] {
+				// Regular expressions hold commas ({3,5}): one per line.
+				v.Set(key, splitLines(val))
+			} else {
+				v.Set(key, val) // environment beats the file; a set flag beats both
+			}
 		}
 	})
 	if bindErr != nil {
@@ -246,10 +279,19 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		if path := v.GetString("config"); path != "" {
 			where = "config file " + path
 		}
-		// mapstructure says "'' has invalid keys: a, b" for unknown keys.
-		msg := strings.ReplaceAll(err.Error(), "'' has invalid keys:", "unknown keys:")
+		// mapstructure says "'' has invalid keys: a, b" for unknown keys;
+		// since v2.5 it names the root "'main.Config'" and nested keys
+		// "'main.Config.upstream-auth'".
+		msg := err.Error()
+		for _, root := range []string{"''", "'main.Config'"} {
+			msg = strings.ReplaceAll(msg, root+" has invalid keys:", "unknown keys:")
+		}
+		msg = strings.ReplaceAll(msg, "'main.Config.", "'")
 		msg = strings.ReplaceAll(msg, "decoding failed due to the following error(s):\n\n", "")
 		return nil, fmt.Errorf("%s: %s", where, msg)
+	}
+	if !v.IsSet("otel") {
+		cfg.OTel = otelFromEnv(environ)
 	}
 	return &cfg, nil
 }
@@ -272,6 +314,24 @@ func stringToMapHook(_, to reflect.Type, data any) (any, error) {
 		m[strings.TrimSpace(k)] = strings.TrimSpace(val)
 	}
 	return m, nil
+}
+
+// otelFromEnv is the standard OpenTelemetry switch, for when --otel is not
+// given: an OTLP endpoint turns tracing on, unless OTEL_SDK_DISABLED=true or
+// OTEL_TRACES_EXPORTER=none.
+func otelFromEnv(environ []string) bool {
+	if v, _ := lookupEnv(environ, "OTEL_SDK_DISABLED"); strings.EqualFold(v, "true") {
+		return false
+	}
+	if v, _ := lookupEnv(environ, "OTEL_TRACES_EXPORTER"); v == "none" {
+		return false
+	}
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} {
+		if v, _ := lookupEnv(environ, name); v != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func lookupEnv(environ []string, name string) (string, bool) {
@@ -316,6 +376,9 @@ func (c *Config) Validate(cmd string) error {
 	if _, err := c.quotaPolicy(); err != nil {
 		add("%v", err)
 	}
+	if _, err := c.upstreamTLS(); err != nil {
+		add("%v", err)
+	}
 	switch c.QuotaFail {
 	case "open", "closed":
 	default:
@@ -325,6 +388,14 @@ func (c *Config) Validate(cmd string) error {
 		if _, err := quota.NewRedisClient(c.RedisURL); err != nil {
 			add("--redis-url: %v", err)
 		}
+	}
+	switch c.SchemaDetail {
+	case "full", "compact":
+	default:
+		add("--schema-detail must be full or compact, not %q", c.SchemaDetail)
+	}
+	if c.MaxDescription < 0 {
+		add("--max-description-length must not be negative")
 	}
 	switch c.Tools {
 	case "all", "dynamic", "hybrid":
@@ -426,4 +497,38 @@ func (c *Config) quotaPolicy() (quota.Policy, error) {
 		return quota.Policy{}, fmt.Errorf("quota: %w", err)
 	}
 	return p, nil
+}
+
+// upstreamTLS is the TLS configuration toward the upstream (nil: system
+// defaults).
+func (c *Config) upstreamTLS() (*tls.Config, error) {
+	if c.UpstreamCAFile == "" && c.UpstreamClientCert == "" && c.UpstreamClientKey == "" {
+		return nil, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if c.UpstreamCAFile != "" {
+		pem, err := os.ReadFile(c.UpstreamCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("--upstream-ca-file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--upstream-ca-file %s: no PEM certificate in it", c.UpstreamCAFile)
+		}
+		cfg.RootCAs = pool
+	}
+	if (c.UpstreamClientCert == "") != (c.UpstreamClientKey == "") {
+		return nil, errors.New("--upstream-client-cert and --upstream-client-key go together")
+	}
+	if c.UpstreamClientCert != "" {
+		cert, err := tls.LoadX509KeyPair(c.UpstreamClientCert, c.UpstreamClientKey)
+		if err != nil {
+			return nil, fmt.Errorf("upstream client certificate: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
 }
