@@ -229,6 +229,9 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 			s = &jsonschema.Schema{}
 		}
 		s = schema.WithDescription(s, p.Description, p.Deprecated)
+		if p.In == "path" {
+			s = request.PathParamSchema(s, spec)
+		}
 		props[arg] = s
 		propOrder = append(propOrder, arg)
 		if p.Required || p.In == "path" {

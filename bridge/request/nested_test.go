@@ -11,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Values of the nested tables: Stripe's line items (an array of objects
@@ -751,4 +752,43 @@ func (n *nestedNode) value() any {
 		return m
 	}
 	return nil
+}
+
+// TestPathParamSchema checks that a path parameter's schema leaves out the
+// values Build refuses: null, empty arrays and objects, and "" in style
+// simple.
+func TestPathParamSchema(t *testing.T) {
+	one := 1
+	three := 3
+	for _, tc := range []struct {
+		name string
+		in   jsonschema.Schema
+		spec ParamSpec
+		want jsonschema.Schema
+	}{
+		{"string simple", jsonschema.Schema{Type: "string"}, ParamSpec{Style: "simple"}, jsonschema.Schema{Type: "string", MinLength: &one}},
+		{"string label", jsonschema.Schema{Type: "string"}, ParamSpec{Style: "label"}, jsonschema.Schema{Type: "string"}},
+		{"longer minimum kept", jsonschema.Schema{Type: "string", MinLength: &three}, ParamSpec{Style: "simple"}, jsonschema.Schema{Type: "string", MinLength: &three}},
+		{"integer", jsonschema.Schema{Type: "integer"}, ParamSpec{Style: "simple"}, jsonschema.Schema{Type: "integer"}},
+		{"array matrix", jsonschema.Schema{Type: "array"}, ParamSpec{Style: "matrix"}, jsonschema.Schema{Type: "array", MinItems: &one}},
+		{"object", jsonschema.Schema{Type: "object"}, ParamSpec{Style: "simple"}, jsonschema.Schema{Type: "object", MinProperties: &one}},
+		{"nullable string", jsonschema.Schema{Types: []string{"string", "null"}}, ParamSpec{Style: "simple"}, jsonschema.Schema{Type: "string", MinLength: &one}},
+		{"no type", jsonschema.Schema{Ref: "#/$defs/Id"}, ParamSpec{Style: "simple"}, jsonschema.Schema{Ref: "#/$defs/Id", MinLength: &one, MinItems: &one, MinProperties: &one}},
+		{"JSON content", jsonschema.Schema{Type: "string"}, ParamSpec{Style: "simple", ContentType: "application/json"}, jsonschema.Schema{Type: "string"}},
+		{
+			"allowSlashes", jsonschema.Schema{Type: "string", Description: "File path."}, ParamSpec{Style: "simple", AllowSlashes: true},
+			jsonschema.Schema{Type: "string", MinLength: &one, Description: "File path.\n\nA path: '/' separates segments, which must not be empty, \".\" or \"..\"."},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.in
+			got := PathParamSchema(&in, tc.spec)
+			if diff := cmp.Diff(&tc.want, got); diff != "" {
+				t.Errorf("PathParamSchema mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.in, in); diff != "" {
+				t.Errorf("PathParamSchema modified its argument (-before +after):\n%s", diff)
+			}
+		})
+	}
 }

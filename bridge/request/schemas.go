@@ -2,11 +2,13 @@ package request
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcpbridge/mcpbridge/bridge/media"
 	"github.com/mcpbridge/mcpbridge/bridge/schema"
 )
 
@@ -63,6 +65,50 @@ func BodySchema(conv *schema.Converter, rb *openapi3.RequestBody, bs *Body) *jso
 			file.Description = p.Description
 		}
 		cp.Properties[name] = file
+	}
+	return &cp
+}
+
+// PathParamSchema narrows a path parameter's input schema to the values a
+// path can carry, so that the schema does not accept what Build must
+// refuse: null (a path parameter is always sent), an empty array or object
+// (they serialize to nothing) and, in style simple, the empty string (label
+// and matrix write their prefix even then). A schema without a type gets
+// the keywords of each. With AllowSlashes the description says how '/' is
+// taken. s itself is not modified.
+func PathParamSchema(s *jsonschema.Schema, spec ParamSpec) *jsonschema.Schema {
+	cp := *s
+	types := cp.Types
+	if cp.Type != "" {
+		types = []string{cp.Type}
+	}
+	if len(types) > 1 && slices.Contains(types, "null") {
+		types = slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" })
+		cp.Type, cp.Types = "", types
+		if len(types) == 1 {
+			cp.Type, cp.Types = types[0], nil
+		}
+	}
+	may := func(t string) bool { return len(types) == 0 || slices.Contains(types, t) }
+	one := func(n *int) *int {
+		if n != nil && *n >= 1 {
+			return n
+		}
+		v := 1
+		return &v
+	}
+	if may("array") {
+		cp.MinItems = one(cp.MinItems)
+	}
+	if may("object") {
+		cp.MinProperties = one(cp.MinProperties)
+	}
+	if may("string") && spec.Style == "simple" && !media.IsJSON(spec.ContentType) {
+		cp.MinLength = one(cp.MinLength)
+	}
+	if spec.AllowSlashes {
+		const note = `A path: '/' separates segments, which must not be empty, "." or "..".`
+		cp.Description = strings.TrimSpace(cp.Description + "\n\n" + note)
 	}
 	return &cp
 }
