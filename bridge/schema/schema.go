@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +49,9 @@ type Converter struct {
 	uses      map[*openapi3.Schema]int
 	recursive map[*openapi3.Schema]bool
 	onStack   map[*openapi3.Schema]bool
+
+	cur     string   // $ref of the innermost referenced schema being converted
+	repairs []Repair // patterns rewritten or dropped
 }
 
 // schemaEntry is the conversion state of one *openapi3.Schema.
@@ -80,6 +82,41 @@ func (c *Converter) Convert(ref *openapi3.SchemaRef) *jsonschema.Schema {
 	clear(c.recursive)
 	c.count(ref)
 	return c.conv(ref, "")
+}
+
+// Repairs lists the patterns the converter rewrote for JavaScript or
+// dropped (see [Pattern]), in the order met.
+func (c *Converter) Repairs() []Repair { return c.repairs }
+
+// side names the converter's direction in a [Repair].
+func (c *Converter) side() string {
+	if c.dir == Request {
+		return "input"
+	}
+	return "output"
+}
+
+// pattern returns p as both Go and JavaScript read it, or "" when it must
+// be dropped, recording a repair either way it changed.
+func (c *Converter) pattern(p, kind string) string {
+	out, ok, why := Pattern(p)
+	where := c.side() + " " + kind
+	if c.cur != "" {
+		where += " in " + c.cur
+	}
+	var rep Repair
+	switch {
+	case !ok:
+		rep = Repair{Where: where, What: fmt.Sprintf("%s %q dropped: %s", kind, p, why)}
+	case out != p:
+		rep = Repair{Where: where, What: fmt.Sprintf("%s %q rewritten as %q, which Go and JavaScript (Unicode mode) both read alike", kind, p, out)}
+	default:
+		return out
+	}
+	if !slices.Contains(c.repairs, rep) { // an inlined schema is converted once per use
+		c.repairs = append(c.repairs, rep)
+	}
+	return out
 }
 
 // defs returns the collected $defs (nil if none) to attach at the root schema.
@@ -125,6 +162,10 @@ func (c *Converter) conv(ref *openapi3.SchemaRef, hint string) *jsonschema.Schem
 	}
 	if e.ref == "" {
 		e.ref = ref.Ref
+	}
+	if ref.Ref != "" {
+		defer func(prev string) { c.cur = prev }(c.cur)
+		c.cur = ref.Ref
 	}
 	switch {
 	case e.name != "": // in $defs, or being converted into it
@@ -263,9 +304,7 @@ func (c *Converter) body(s *openapi3.Schema, hint string) *jsonschema.Schema {
 	out.MinLength = intPtr(s.MinLength)
 	out.MaxLength = uintPtr(s.MaxLength)
 	if s.Pattern != "" {
-		if _, err := regexp.Compile(s.Pattern); err == nil {
-			out.Pattern = s.Pattern
-		} else {
+		if out.Pattern = c.pattern(s.Pattern, "pattern"); out.Pattern == "" {
 			notes = append(notes, "Pattern not enforced: "+s.Pattern)
 		}
 	}
@@ -405,11 +444,12 @@ func (c *Converter) object(s *openapi3.Schema, out *jsonschema.Schema, notes *[]
 	if len(s.PatternProperties) > 0 {
 		out.PatternProperties = make(map[string]*jsonschema.Schema, len(s.PatternProperties))
 		for _, pat := range sortedKeys(s.PatternProperties) {
-			if _, err := regexp.Compile(pat); err != nil {
+			key := c.pattern(pat, "patternProperties key")
+			if _, dup := out.PatternProperties[key]; key == "" || dup {
 				*notes = append(*notes, "Pattern property not enforced: "+pat)
 				continue
 			}
-			out.PatternProperties[pat] = c.conv(s.PatternProperties[pat], "")
+			out.PatternProperties[key] = c.conv(s.PatternProperties[pat], "")
 		}
 	}
 	if len(s.DependentSchemas) > 0 {

@@ -1,0 +1,492 @@
+package schema
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// checkMaxDepth bounds how deep the checker follows a value (and $refs);
+// below it everything is accepted and the real validator has the last word.
+const checkMaxDepth = 128
+
+// checker validates decoded JSON values (as encoding/json decodes into
+// any, numbers as float64 or json.Number) against a converted schema, the
+// subset of 2020-12 this package writes, and says where the first failure
+// is (an instance path) and why, with no value in the reason. It is used
+// where jsonschema-go's validator, which names schemas rather than
+// instance locations, cannot tell what to repair: reducing an answer to
+// what its output schema admits ([Reduce]), and checking a schema's own
+// defaults and examples ([RepairSchema]). Unlike jsonschema-go it asserts
+// the common formats, as JavaScript clients do (format.go). It is not a
+// full validator: unevaluatedProperties/Items are approximated, and the
+// caller validates the outcome again with jsonschema-go.
+type checker struct {
+	defs    map[string]*jsonschema.Schema
+	regexps map[string]*regexp.Regexp // nil value: does not compile, ignored
+}
+
+func newChecker(root *jsonschema.Schema) *checker {
+	return &checker{defs: root.Defs, regexps: map[string]*regexp.Regexp{}}
+}
+
+// failure is where and why a value does not conform.
+type failure struct {
+	path []string // JSON pointer tokens of the instance
+	why  string
+}
+
+// Where is the failure's instance location as a JSON pointer ("" for the
+// root).
+func (f *failure) Where() string {
+	var b strings.Builder
+	for _, p := range f.path {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(p, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+func (f *failure) String() string {
+	if w := f.Where(); w != "" {
+		return w + ": " + f.why
+	}
+	return "(root): " + f.why
+}
+
+func fail(path []string, why string) *failure {
+	return &failure{path: slices.Clone(path), why: why}
+}
+
+// ref follows a "#/$defs/Name" reference; nil when it is not one.
+func (k *checker) ref(s *jsonschema.Schema) *jsonschema.Schema {
+	if name, ok := strings.CutPrefix(s.Ref, "#/$defs/"); ok {
+		return k.defs[name]
+	}
+	return nil
+}
+
+func (k *checker) regexp(p string) *regexp.Regexp {
+	re, ok := k.regexps[p]
+	if !ok {
+		re, _ = regexp.Compile(p)
+		k.regexps[p] = re
+	}
+	return re
+}
+
+// isFalse reports whether s is the false schema ({"not": {}}).
+func isFalse(s *jsonschema.Schema) bool {
+	return s != nil && s.Not != nil && reflect.ValueOf(*s.Not).IsZero() && isOnlyNot(s)
+}
+
+func isOnlyNot(s *jsonschema.Schema) bool {
+	cp := *s
+	cp.Not = nil
+	return reflect.ValueOf(cp).IsZero()
+}
+
+// jsonKind is the JSON Schema type of a decoded value ("integer" for a
+// number without a fractional part), "" for anything else.
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case float64:
+		if _, f := math.Modf(x); f == 0 && !math.IsInf(x, 0) {
+			return "integer"
+		}
+		return "number"
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil && !math.IsInf(f, 0) {
+			return "number"
+		}
+		if _, fr := math.Modf(f); fr == 0 {
+			return "integer"
+		}
+		return "number"
+	case int, int64:
+		return "integer"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return ""
+}
+
+func typeAdmits(want, got string) bool {
+	return want == got || want == "number" && got == "integer"
+}
+
+// number is a decoded number as float64.
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil || math.IsInf(f, 0)
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+// jsonEqual compares decoded JSON values, numbers by value.
+func jsonEqual(a, b any) bool {
+	if fa, ok := number(a); ok {
+		fb, ok := number(b)
+		return ok && fa == fb
+	}
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for key, xv := range x {
+			yv, ok := y[key]
+			if !ok || !jsonEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
+
+// check reports the first way v does not conform to s, nil when it does.
+func (k *checker) check(v any, s *jsonschema.Schema, path []string) *failure {
+	return k.checkDepth(v, s, path, 0)
+}
+
+func (k *checker) checkDepth(v any, s *jsonschema.Schema, path []string, depth int) *failure {
+	if s == nil || depth > checkMaxDepth {
+		return nil
+	}
+	if isFalse(s) {
+		return fail(path, "no value is allowed here")
+	}
+	if s.Ref != "" {
+		if t := k.ref(s); t != nil {
+			if f := k.checkDepth(v, t, path, depth+1); f != nil {
+				return f
+			}
+		}
+	}
+	if f := k.scalar(v, s, path); f != nil {
+		return f
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if f := k.object(x, s, path, depth); f != nil {
+			return f
+		}
+	case []any:
+		if f := k.array(x, s, path, depth); f != nil {
+			return f
+		}
+	}
+	return k.logic(v, s, path, depth)
+}
+
+// scalar checks the keywords that look at v itself: type, enum, const,
+// and the numeric and string constraints.
+func (k *checker) scalar(v any, s *jsonschema.Schema, path []string) *failure {
+	kind := jsonKind(v)
+	if s.Type != "" && !typeAdmits(s.Type, kind) {
+		return fail(path, "type "+kind+", want "+s.Type)
+	}
+	if len(s.Types) > 0 && !slices.ContainsFunc(s.Types, func(t string) bool { return typeAdmits(t, kind) }) {
+		return fail(path, "type "+kind+", want "+strings.Join(s.Types, " or "))
+	}
+	if s.Enum != nil && !slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(v, e) }) {
+		return fail(path, "not one of the enum values")
+	}
+	if s.Const != nil && !jsonEqual(v, *s.Const) {
+		return fail(path, "not the const value")
+	}
+	if s.Format != "" && !formatOK(s.Format, v) {
+		return fail(path, "not a valid "+s.Format)
+	}
+	if n, ok := number(v); ok {
+		switch {
+		case s.Minimum != nil && n < *s.Minimum:
+			return fail(path, "below minimum")
+		case s.Maximum != nil && n > *s.Maximum:
+			return fail(path, "above maximum")
+		case s.ExclusiveMinimum != nil && n <= *s.ExclusiveMinimum:
+			return fail(path, "not above exclusiveMinimum")
+		case s.ExclusiveMaximum != nil && n >= *s.ExclusiveMaximum:
+			return fail(path, "not below exclusiveMaximum")
+		case s.MultipleOf != nil && *s.MultipleOf > 0:
+			if q := n / *s.MultipleOf; math.Abs(q-math.Round(q)) > 1e-9 {
+				return fail(path, "not a multiple of multipleOf")
+			}
+		}
+	}
+	if str, ok := v.(string); ok {
+		n := utf8.RuneCountInString(str)
+		switch {
+		case s.MinLength != nil && n < *s.MinLength:
+			return fail(path, "shorter than minLength")
+		case s.MaxLength != nil && n > *s.MaxLength:
+			return fail(path, "longer than maxLength")
+		case s.Pattern != "":
+			if re := k.regexp(s.Pattern); re != nil && !re.MatchString(str) {
+				return fail(path, "does not match the pattern")
+			}
+		}
+	}
+	return nil
+}
+
+func (k *checker) object(m map[string]any, s *jsonschema.Schema, path []string, depth int) *failure {
+	for _, name := range sortedKeys(m) {
+		val := m[name]
+		p := append(path, name)
+		if s.PropertyNames != nil {
+			if f := k.checkDepth(name, s.PropertyNames, p, depth+1); f != nil {
+				f.why = "property name: " + f.why
+				return f
+			}
+		}
+		for _, sub := range k.propertySchemas(s, name) {
+			if f := k.checkDepth(val, sub, p, depth+1); f != nil {
+				return f
+			}
+		}
+		if ds := s.DependentSchemas[name]; ds != nil {
+			if f := k.checkDepth(m, ds, path, depth+1); f != nil {
+				return f
+			}
+		}
+		if req := s.DependentRequired[name]; len(req) > 0 {
+			for _, r := range req {
+				if _, ok := m[r]; !ok {
+					return fail(path, "missing property "+strconv.Quote(r)+" (dependentRequired)")
+				}
+			}
+		}
+	}
+	for _, r := range s.Required {
+		if _, ok := m[r]; !ok {
+			return fail(path, "missing required property "+strconv.Quote(r))
+		}
+	}
+	if s.MinProperties != nil && len(m) < *s.MinProperties {
+		return fail(path, "fewer properties than minProperties")
+	}
+	if s.MaxProperties != nil && len(m) > *s.MaxProperties {
+		return fail(path, "more properties than maxProperties")
+	}
+	if s.UnevaluatedProperties != nil {
+		for _, name := range sortedKeys(m) {
+			if k.evaluatesProperty(s, name, 0) {
+				continue
+			}
+			if f := k.checkDepth(m[name], s.UnevaluatedProperties, append(path, name), depth+1); f != nil {
+				if isFalse(s.UnevaluatedProperties) {
+					f.why = "unexpected property"
+				}
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// propertySchemas are the subschemas a property's value must satisfy:
+// its properties entry and matching patternProperties, else
+// additionalProperties.
+func (k *checker) propertySchemas(s *jsonschema.Schema, name string) []*jsonschema.Schema {
+	var out []*jsonschema.Schema
+	matched := false
+	if p, ok := s.Properties[name]; ok {
+		out = append(out, p)
+		matched = true
+	}
+	for pat, ps := range s.PatternProperties {
+		if re := k.regexp(pat); re != nil && re.MatchString(name) {
+			out = append(out, ps)
+			matched = true
+		}
+	}
+	if !matched && s.AdditionalProperties != nil {
+		out = append(out, s.AdditionalProperties)
+	}
+	return out
+}
+
+// evaluatesProperty approximates unevaluatedProperties: whether s or a
+// subschema in place (allOf, anyOf, oneOf, $ref, if/then/else, dependent
+// schemas) declares the property, whatever the branch's outcome.
+func (k *checker) evaluatesProperty(s *jsonschema.Schema, name string, depth int) bool {
+	if s == nil || depth > 16 {
+		return false
+	}
+	if _, ok := s.Properties[name]; ok || s.AdditionalProperties != nil {
+		return true
+	}
+	for pat := range s.PatternProperties {
+		if re := k.regexp(pat); re != nil && re.MatchString(name) {
+			return true
+		}
+	}
+	subs := slices.Concat(s.AllOf, s.AnyOf, s.OneOf, []*jsonschema.Schema{k.ref(s), s.If, s.Then, s.Else})
+	for _, ds := range s.DependentSchemas {
+		subs = append(subs, ds)
+	}
+	for _, sub := range subs {
+		if k.evaluatesProperty(sub, name, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+func (k *checker) array(a []any, s *jsonschema.Schema, path []string, depth int) *failure {
+	for i, item := range a {
+		sub := s.Items
+		if i < len(s.PrefixItems) {
+			sub = s.PrefixItems[i]
+		} else if sub == nil && len(s.PrefixItems) == 0 {
+			sub = s.UnevaluatedItems // approximation: nothing else evaluates it
+		}
+		if f := k.checkDepth(item, sub, append(path, strconv.Itoa(i)), depth+1); f != nil {
+			return f
+		}
+	}
+	if s.MinItems != nil && len(a) < *s.MinItems {
+		return fail(path, "fewer items than minItems")
+	}
+	if s.MaxItems != nil && len(a) > *s.MaxItems {
+		return fail(path, "more items than maxItems")
+	}
+	if s.UniqueItems {
+		for i := range a {
+			for j := i + 1; j < len(a); j++ {
+				if jsonEqual(a[i], a[j]) {
+					return fail(path, "items are not unique")
+				}
+			}
+		}
+	}
+	if s.Contains != nil {
+		n := 0
+		for _, item := range a {
+			if k.checkDepth(item, s.Contains, path, depth+1) == nil {
+				n++
+			}
+		}
+		lo := 1
+		if s.MinContains != nil {
+			lo = *s.MinContains
+		}
+		if n < lo || s.MaxContains != nil && n > *s.MaxContains {
+			return fail(path, "contains: wrong number of matching items")
+		}
+	}
+	return nil
+}
+
+// logic checks allOf, anyOf, oneOf, not and if/then/else. A failed anyOf
+// or oneOf reports the failure of the branch that went deepest, the one v
+// was most likely meant for.
+func (k *checker) logic(v any, s *jsonschema.Schema, path []string, depth int) *failure {
+	for _, sub := range s.AllOf {
+		if f := k.checkDepth(v, sub, path, depth+1); f != nil {
+			return f
+		}
+	}
+	if len(s.AnyOf) > 0 {
+		if f := k.best(v, s.AnyOf, path, depth); f != nil {
+			return f
+		}
+	}
+	if len(s.OneOf) > 0 {
+		if f := k.best(v, s.OneOf, path, depth); f != nil {
+			return f
+		}
+		n := 0
+		for _, sub := range s.OneOf {
+			if k.checkDepth(v, sub, path, depth+1) == nil {
+				n++
+			}
+		}
+		if n > 1 {
+			return fail(path, "matches more than one oneOf branch")
+		}
+	}
+	if s.Not != nil && !isFalse(s) && k.checkDepth(v, s.Not, path, depth+1) == nil {
+		return fail(path, "matches the schema of not")
+	}
+	if s.If != nil {
+		next := s.Else
+		if k.checkDepth(v, s.If, path, depth+1) == nil {
+			next = s.Then
+		}
+		if f := k.checkDepth(v, next, path, depth+1); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// best is nil when some branch admits v, else the deepest branch failure.
+func (k *checker) best(v any, branches []*jsonschema.Schema, path []string, depth int) *failure {
+	var deepest *failure
+	for _, sub := range branches {
+		f := k.checkDepth(v, sub, path, depth+1)
+		if f == nil {
+			return nil
+		}
+		if deepest == nil || len(f.path) > len(deepest.path) {
+			deepest = f
+		}
+	}
+	return deepest
+}
+
+// branchFor picks the branch of an anyOf/oneOf v is meant for: one that
+// admits it, else the one whose failure went deepest.
+func (k *checker) branchFor(v any, branches []*jsonschema.Schema, path []string, depth int) *jsonschema.Schema {
+	var pick *jsonschema.Schema
+	best := -1
+	for _, sub := range branches {
+		f := k.checkDepth(v, sub, path, depth+1)
+		if f == nil {
+			return sub
+		}
+		if len(f.path) > best {
+			best, pick = len(f.path), sub
+		}
+	}
+	return pick
+}

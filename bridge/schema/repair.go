@@ -1,0 +1,446 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Repair is one contradiction of a spec that the bridge resolved rather
+// than let it make a tool unusable (a schema no value satisfies, an enum
+// value its own type rejects, a default that breaks the schema).
+type Repair struct {
+	// Where locates it: a JSON pointer into the tool's input or output
+	// schema ("output#/$defs/Pet/properties/status"), or for a pattern the
+	// spec schema it sits in ("input pattern in #/components/schemas/Pet").
+	Where string `json:"where"`
+	// What says what was wrong and what the bridge did.
+	What string `json:"what"`
+}
+
+// RepairSchema resolves, in place, the contradictions of a converted tool
+// schema (root with its $defs) that would reject values the spec means to
+// allow, and returns what it did; side names the schema in Where ("input"
+// or "output"):
+//
+//   - an allOf branch that closes additionalProperties while another
+//     branch or the schema itself declares more properties (no object
+//     could satisfy both) gets those property names, as accept-all
+//     members, so the union is still closed; the same for a schema that
+//     closes additionalProperties next to an allOf that declares more;
+//   - a `required` entry that a closed object does not declare is dropped;
+//   - enum and const values whose type disagrees with `type` are coerced
+//     when that is lossless ("1" → 1 for an integer, 1 → "1" for a string,
+//     "true" → true for a boolean), dropped otherwise; an enum left empty
+//     is dropped;
+//   - a default or an example that its own schema rejects is dropped.
+func RepairSchema(root *jsonschema.Schema, side string) []Repair {
+	r := &repairer{side: side, k: newChecker(root), seen: map[*jsonschema.Schema]bool{}}
+	r.walk(root, "")
+	for _, name := range sortedKeys(root.Defs) {
+		r.walk(root.Defs[name], "/$defs/"+escapeToken(name))
+	}
+	return r.out
+}
+
+type repairer struct {
+	side string
+	k    *checker
+	seen map[*jsonschema.Schema]bool
+	out  []Repair
+}
+
+func escapeToken(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func (r *repairer) add(at, format string, args ...any) {
+	r.out = append(r.out, Repair{Where: r.side + "#" + at, What: fmt.Sprintf(format, args...)})
+}
+
+func (r *repairer) walk(s *jsonschema.Schema, at string) {
+	if s == nil || r.seen[s] {
+		return
+	}
+	r.seen[s] = true
+	r.allOf(s, at)
+	r.required(s, at)
+	r.enum(s, at)
+	r.examples(s, at)
+	for _, name := range sortedKeys(s.Properties) {
+		r.walk(s.Properties[name], at+"/properties/"+escapeToken(name))
+	}
+	for _, name := range sortedKeys(s.PatternProperties) {
+		r.walk(s.PatternProperties[name], at+"/patternProperties/"+escapeToken(name))
+	}
+	for _, name := range sortedKeys(s.DependentSchemas) {
+		r.walk(s.DependentSchemas[name], at+"/dependentSchemas/"+escapeToken(name))
+	}
+	for _, kl := range []struct {
+		kw   string
+		list []*jsonschema.Schema
+	}{{"allOf", s.AllOf}, {"anyOf", s.AnyOf}, {"oneOf", s.OneOf}, {"prefixItems", s.PrefixItems}} {
+		for i, sub := range kl.list {
+			r.walk(sub, at+"/"+kl.kw+"/"+strconv.Itoa(i))
+		}
+	}
+	for _, ks := range []struct {
+		kw  string
+		sub *jsonschema.Schema
+	}{
+		{"items", s.Items}, {"additionalProperties", s.AdditionalProperties}, {"unevaluatedProperties", s.UnevaluatedProperties},
+		{"unevaluatedItems", s.UnevaluatedItems}, {"contains", s.Contains}, {"propertyNames", s.PropertyNames},
+		{"not", s.Not}, {"if", s.If}, {"then", s.Then}, {"else", s.Else}, {"contentSchema", s.ContentSchema},
+	} {
+		r.walk(ks.sub, at+"/"+ks.kw)
+	}
+}
+
+// target is s, or the $defs body it refers to when it is a bare $ref.
+func (r *repairer) target(s *jsonschema.Schema) *jsonschema.Schema {
+	if t := r.k.ref(s); t != nil {
+		return t
+	}
+	return s
+}
+
+// declared collects the property names s declares, through allOf and
+// bare $refs (bounded).
+func (r *repairer) declared(s *jsonschema.Schema, into map[string]bool, depth int) {
+	if s == nil || depth > 8 {
+		return
+	}
+	for name := range s.Properties {
+		into[name] = true
+	}
+	if t := r.k.ref(s); t != nil {
+		r.declared(t, into, depth+1)
+	}
+	for _, sub := range s.AllOf {
+		r.declared(sub, into, depth+1)
+	}
+}
+
+// closedMissing lists the names of want that closed schema s neither
+// declares nor matches with patternProperties, sorted.
+func (r *repairer) closedMissing(s *jsonschema.Schema, want map[string]bool) []string {
+	var missing []string
+	for _, name := range sortedKeys(want) {
+		if _, ok := s.Properties[name]; ok {
+			continue
+		}
+		matched := false
+		for pat := range s.PatternProperties {
+			if re := r.k.regexp(pat); re != nil && re.MatchString(name) {
+				matched = true
+			}
+		}
+		if !matched {
+			missing = append(missing, name)
+		}
+	}
+	return missing
+}
+
+// allOf opens contradictory closures between s and its allOf branches by
+// declaring, in each closed one, the properties the others declare.
+func (r *repairer) allOf(s *jsonschema.Schema, at string) {
+	if len(s.AllOf) == 0 {
+		return
+	}
+	all := map[string]bool{}
+	for name := range s.Properties {
+		all[name] = true
+	}
+	for _, b := range s.AllOf {
+		r.declared(b, all, 0)
+	}
+	for i, b := range s.AllOf {
+		body := r.target(b)
+		if body == nil || !isFalse(body.AdditionalProperties) {
+			continue
+		}
+		missing := r.closedMissing(body, all)
+		if len(missing) == 0 {
+			continue
+		}
+		if body != b {
+			// A shared $defs body stays closed where it is used alone: this
+			// use gets its own copy.
+			body = body.CloneSchemas()
+			s.AllOf[i] = body
+		}
+		addAccepting(body, missing)
+		r.add(fmt.Sprintf("%s/allOf/%d", at, i), "allOf branch closes additionalProperties but its siblings declare %s: declared there too, so an object may have both", quoteList(missing))
+	}
+	if isFalse(s.AdditionalProperties) {
+		if missing := r.closedMissing(s, all); len(missing) > 0 {
+			addAccepting(s, missing)
+			r.add(at, "additionalProperties is false but allOf declares %s: declared here too", quoteList(missing))
+		}
+	}
+}
+
+// addAccepting declares names in s as accept-all properties; the branch
+// that declares each still constrains it.
+func addAccepting(s *jsonschema.Schema, names []string) {
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	for _, n := range names {
+		s.Properties[n] = &jsonschema.Schema{}
+	}
+}
+
+func quoteList(names []string) string {
+	const most = 8
+	q := make([]string, 0, min(len(names), most))
+	for _, n := range names[:min(len(names), most)] {
+		q = append(q, strconv.Quote(n))
+	}
+	out := strings.Join(q, ", ")
+	if len(names) > most {
+		out += fmt.Sprintf(" and %d more", len(names)-most)
+	}
+	return out
+}
+
+// required drops the required entries a closed object cannot have.
+func (r *repairer) required(s *jsonschema.Schema, at string) {
+	if len(s.Required) == 0 || !isFalse(s.AdditionalProperties) {
+		return
+	}
+	want := map[string]bool{}
+	for _, n := range s.Required {
+		want[n] = true
+	}
+	missing := r.closedMissing(s, want)
+	if len(missing) == 0 {
+		return
+	}
+	s.Required = slices.DeleteFunc(s.Required, func(n string) bool { return slices.Contains(missing, n) })
+	if len(s.Required) == 0 {
+		s.Required = nil
+	}
+	r.add(at+"/required", "required %s, which the closed object does not declare: dropped", quoteList(missing))
+}
+
+// types is the type list of s; nil when it has none.
+func types(s *jsonschema.Schema) []string {
+	if s.Type != "" {
+		return []string{s.Type}
+	}
+	return s.Types
+}
+
+// coerce converts v losslessly to one of the types, reporting whether it
+// could.
+func coerce(v any, ts []string) (any, bool) {
+	kind := jsonKind(v)
+	for _, t := range ts {
+		if typeAdmits(t, kind) {
+			return v, true
+		}
+	}
+	for _, t := range ts {
+		switch x := v.(type) {
+		case string:
+			switch t {
+			case "integer":
+				if n, err := strconv.ParseInt(x, 10, 64); err == nil && strconv.FormatInt(n, 10) == x && math.Abs(float64(n)) < 1<<53 {
+					return float64(n), true
+				}
+			case "number":
+				if f, err := strconv.ParseFloat(x, 64); err == nil && strconv.FormatFloat(f, 'f', -1, 64) == x {
+					return f, true
+				}
+			case "boolean":
+				if x == "true" || x == "false" {
+					return x == "true", true
+				}
+			}
+		case float64, json.Number, int, int64:
+			if t == "string" {
+				f, _ := number(x)
+				return strconv.FormatFloat(f, 'f', -1, 64), true
+			}
+		case bool:
+			if t == "string" {
+				return strconv.FormatBool(x), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// enum coerces or drops the enum and const values that the schema's own
+// type rejects.
+func (r *repairer) enum(s *jsonschema.Schema, at string) {
+	ts := types(s)
+	if len(ts) == 0 {
+		return
+	}
+	if r.enumType(s, ts, at) {
+		ts = types(s)
+	}
+	if len(s.Enum) > 0 {
+		var kept []any
+		var changed, dropped []string
+		for _, v := range s.Enum {
+			if jsonKind(v) == "" { // a Go type YAML gave: compare as JSON
+				if n, err := normalize(v); err == nil {
+					v = n
+				}
+			}
+			c, ok := coerce(v, ts)
+			switch {
+			case !ok:
+				dropped = append(dropped, render(v))
+				continue
+			case jsonKind(c) != jsonKind(v):
+				changed = append(changed, render(v)+" → "+render(c))
+			}
+			if !slices.ContainsFunc(kept, func(k any) bool { return jsonEqual(k, c) }) {
+				kept = append(kept, c)
+			}
+		}
+		if len(changed)+len(dropped) > 0 {
+			var what []string
+			if len(changed) > 0 {
+				what = append(what, "coerced "+strings.Join(changed, ", "))
+			}
+			if len(dropped) > 0 {
+				what = append(what, "dropped "+strings.Join(dropped, ", "))
+			}
+			if len(kept) == 0 {
+				what = append(what, "no value left, enum removed")
+				kept = nil
+			}
+			s.Enum = kept
+			r.add(at+"/enum", "enum values disagree with type %s: %s", strings.Join(ts, "|"), strings.Join(what, "; "))
+		}
+	}
+	if s.Const != nil {
+		c, ok := coerce(*s.Const, ts)
+		switch {
+		case !ok:
+			r.add(at+"/const", "const %s disagrees with type %s: removed", render(*s.Const), strings.Join(ts, "|"))
+			s.Const = nil
+		case jsonKind(c) != jsonKind(*s.Const):
+			r.add(at+"/const", "const %s disagrees with type %s: coerced to %s", render(*s.Const), strings.Join(ts, "|"), render(c))
+			s.Const = &c
+		}
+	}
+}
+
+// enumType fixes the type of s when none of its enum values has it or
+// converts to it and all of them share another scalar type (Okta declares
+// `type: object` for enums of strings): the values are what the API
+// sends, so the type follows them. It reports whether it changed the type.
+func (r *repairer) enumType(s *jsonschema.Schema, ts []string, at string) bool {
+	var declared []string
+	for _, t := range ts {
+		if t != "null" {
+			declared = append(declared, t)
+		}
+	}
+	if len(declared) != 1 || len(s.Enum) == 0 {
+		return false
+	}
+	kind := ""
+	for _, v := range s.Enum {
+		if v == nil {
+			continue
+		}
+		if jsonKind(v) == "" {
+			n, err := normalize(v)
+			if err != nil {
+				return false
+			}
+			v = n
+		}
+		if _, ok := coerce(v, declared); ok {
+			return false
+		}
+		k := jsonKind(v)
+		if k == "integer" && kind == "number" || k == "number" && kind == "integer" {
+			k = "number"
+		} else if kind != "" && k != kind {
+			return false
+		}
+		kind = k
+	}
+	if kind == "" || kind == "object" || kind == "array" {
+		return false
+	}
+	if len(ts) > 1 {
+		s.Type, s.Types = "", []string{kind, "null"}
+	} else {
+		s.Type, s.Types = kind, nil
+	}
+	r.add(at+"/type", "type %s, but every enum value is a %s: type set to %s", declared[0], kind, kind)
+	return true
+}
+
+// render is v as short JSON for a message.
+func render(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	if len(b) > 40 {
+		return string(b[:37]) + "…"
+	}
+	return string(b)
+}
+
+// examples drops a default or examples that s itself rejects.
+func (r *repairer) examples(s *jsonschema.Schema, at string) {
+	if s.Default != nil {
+		var v any
+		if err := json.Unmarshal(s.Default, &v); err != nil {
+			s.Default = nil
+			r.add(at+"/default", "default is not JSON: removed")
+		} else if f := r.k.check(v, s, nil); f != nil {
+			s.Default = nil
+			r.add(at+"/default", "default %s violates its schema (%s): removed", render(v), f)
+		}
+	}
+	if len(s.Examples) == 0 {
+		return
+	}
+	kept := s.Examples[:0:0]
+	for i, ex := range s.Examples {
+		v, err := normalize(ex)
+		if err == nil {
+			if f := r.k.check(v, s, nil); f != nil {
+				err = fmt.Errorf("%s", f)
+			}
+		}
+		if err != nil {
+			r.add(fmt.Sprintf("%s/examples/%d", at, i), "example %s violates its schema (%s): removed", render(ex), err)
+			continue
+		}
+		kept = append(kept, ex)
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	s.Examples = kept
+}
+
+// normalize turns a Go value from the spec (YAML may give int, map[any]any
+// is already converted by kin) into what encoding/json decodes.
+func normalize(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	return out, json.Unmarshal(b, &out)
+}
