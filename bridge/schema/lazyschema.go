@@ -13,10 +13,11 @@ import (
 // (GitHub's 1,223 tools would cost ~0.3 s and tens of MiB), and tools that
 // are never called never pay for it.
 type Lazy struct {
-	raw  json.RawMessage
-	once *sync.Once
-	res  **jsonschema.Resolved
-	err  *error
+	raw     json.RawMessage
+	once    *sync.Once
+	res     **jsonschema.Resolved
+	err     *error
+	formats *bool // the schema declares a format the checker asserts
 }
 
 // resolved returns the validator, resolving it once. It is safe for
@@ -37,8 +38,29 @@ func (l *Lazy) Resolved() (*jsonschema.Resolved, error) {
 			return
 		}
 		*l.res = r
+		*l.formats = UsesFormat(&s)
 	})
 	return *l.res, *l.err
+}
+
+// UsesFormat reports whether the schema declares a format that
+// jsonschema-go does not assert and JavaScript clients do (see [Check]);
+// false when there is no schema or it does not resolve.
+func (l *Lazy) UsesFormat() bool {
+	if _, err := l.Resolved(); err != nil {
+		return false
+	}
+	return *l.formats
+}
+
+// Schema returns the decoded schema the validator was resolved from, for
+// walks such as [Reduce]. It is shared: never modify it.
+func (l *Lazy) Schema() (*jsonschema.Schema, error) {
+	r, err := l.Resolved()
+	if err != nil {
+		return nil, err
+	}
+	return r.Schema(), nil
 }
 
 // Raw returns the schema bytes, nil when there is no schema.
@@ -51,5 +73,5 @@ func NewLazy(raw json.RawMessage) Lazy {
 	}
 	var r *jsonschema.Resolved
 	var err error
-	return Lazy{raw: raw, once: new(sync.Once), res: &r, err: &err}
+	return Lazy{raw: raw, once: new(sync.Once), res: &r, err: &err, formats: new(bool)}
 }

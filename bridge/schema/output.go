@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -10,13 +11,60 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/media"
 )
 
-// outputSchema converts the first 2xx JSON response schema into a root
-// output schema when it describes an object; otherwise there is none (the
-// result is still returned as text). Codes are taken in order 200, 201, ...
-// then "2XX".
+// Output modes, for [BuildOutput].
+const (
+	// OutputTolerant declares output schemas made [Tolerant]: drifting
+	// answers still conform.
+	OutputTolerant = "tolerant"
+	// OutputStrict declares output schemas as the spec writes them
+	// (repaired, patterns translated).
+	OutputStrict = "strict"
+	// OutputOff declares no output schemas.
+	OutputOff = "off"
+)
+
+// ValidOutputMode reports whether mode is one of the output modes or ""
+// (tolerant).
+func ValidOutputMode(mode string) bool {
+	switch mode {
+	case "", OutputTolerant, OutputStrict, OutputOff:
+		return true
+	}
+	return false
+}
+
+// BuildOutput returns the output schema a tool for o declares in mode (""
+// means tolerant), nil for none, and the repairs it made: [Output], then
+// [RepairSchema], then in tolerant mode [Tolerant] with redactable naming
+// the members whose values the sanitizer masks whole.
+func BuildOutput(o *openapi3.Operation, mode string, redactable func(string) bool) (*jsonschema.Schema, []Repair) {
+	if mode == OutputOff {
+		return nil, nil
+	}
+	s, conv := output(o)
+	if s == nil {
+		return nil, nil
+	}
+	reps := slices.Clone(conv.Repairs())
+	reps = append(reps, RepairSchema(s, "output")...)
+	if mode != OutputStrict {
+		Tolerant(s, redactable)
+	}
+	return s, reps
+}
+
+// Output converts the first 2xx JSON response schema into a root output
+// schema when it describes an object; otherwise there is none (the result
+// is still returned as text). Codes are taken in order 200, 201, ... then
+// "2XX"; 204 and 205, which have no body, are passed over.
 func Output(o *openapi3.Operation) *jsonschema.Schema {
+	s, _ := output(o)
+	return s
+}
+
+func output(o *openapi3.Operation) (*jsonschema.Schema, *Converter) {
 	if o.Responses == nil {
-		return nil
+		return nil, nil
 	}
 	codes := make([]string, 0, 4)
 	for code := range o.Responses.Map() {
@@ -27,21 +75,18 @@ func Output(o *openapi3.Operation) *jsonschema.Schema {
 	sort.Strings(codes) // "200" < "201" < ... < "2XX"
 	for _, code := range codes {
 		r := o.Responses.Value(code)
-		if r == nil || r.Value == nil {
+		if r == nil || r.Value == nil || code == "204" || code == "205" {
 			continue
 		}
 		mt := jsonContent(r.Value.Content)
 		if mt == nil || mt.Schema == nil {
-			if code == "204" {
-				continue
-			}
-			return nil
+			return nil, nil
 		}
 		conv := NewConverter(Response)
 		s := conv.Convert(mt.Schema)
 		defs := conv.Defs()
 		if !IsObject(s, defs) {
-			return nil
+			return nil, nil
 		}
 		root := *s
 		root.Type = "object"
@@ -56,9 +101,9 @@ func Output(o *openapi3.Operation) *jsonschema.Schema {
 			}
 			root.Defs = merged
 		}
-		return &root
+		return &root, conv
 	}
-	return nil
+	return nil, nil
 }
 
 // isObjectSchema reports whether s (following one $defs reference) only
