@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,10 +27,13 @@ import (
 // maxErrorText bounds the upstream body quoted in an error result.
 const maxErrorText = 8 << 10
 
-// Shaper turns upstream answers into results. Both fields are required.
+// Shaper turns upstream answers into results. Redactor and Log are
+// required. A Shaper must not be copied after first use.
 type Shaper struct {
 	Redactor *sanitizer.Redactor
 	Log      *zap.Logger
+
+	warned sync.Map // tool name → struct{}: an output mismatch was logged at WARN
 }
 
 // Tool is what shaping needs to know of the tool that was called.
@@ -39,8 +43,20 @@ type Tool struct {
 }
 
 // Shape maps an upstream response to a CallToolResult. Statuses >= 400,
-// and redirects that were not followed, are IsError results.
+// and redirects that were not followed, are IsError results. A successful
+// result of a tool with an output schema always carries structuredContent
+// that validates against it (see [Shaper.structure]).
 func (s *Shaper) Shape(t Tool, status int, header http.Header, body []byte) *mcp.CallToolResult {
+	res, red := s.shape(t, status, header, body)
+	if !res.IsError && t.Output != nil && t.Output.Raw() != nil {
+		s.structure(t, res, red, len(body) == 0)
+	}
+	return res
+}
+
+// shape is Shape without structuredContent; red is the redacted JSON
+// answer, nil when the answer is not JSON.
+func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res *mcp.CallToolResult, red []byte) {
 	ct := header.Get("Content-Type")
 	mediaType, params, _ := mime.ParseMediaType(ct)
 	mediaType = strings.ToLower(mediaType)
@@ -54,7 +70,7 @@ func (s *Shaper) Shape(t Tool, status int, header http.Header, body []byte) *mcp
 		if loc, err := url.Parse(header.Get("Location")); err == nil && loc.Host != "" {
 			msg += " (to " + s.Redactor.RedactString(loc.Scheme+"://"+loc.Host) + ", another origin than the configured upstream)"
 		}
-		return Error(msg)
+		return Error(msg), nil
 	}
 	if status >= 400 {
 		s.Log.Info("upstream error status", zap.String("tool", t.Name), zap.Int("status", status))
@@ -65,10 +81,10 @@ func (s *Shaper) Shape(t Tool, status int, header http.Header, body []byte) *mcp
 			}
 			msg += ": " + text
 		}
-		return Error(msg)
+		return Error(msg), nil
 	}
 	if len(body) == 0 {
-		return Text(fmt.Sprintf("HTTP %d %s (empty body)", status, http.StatusText(status)))
+		return Text(fmt.Sprintf("HTTP %d %s (empty body)", status, http.StatusText(status))), nil
 	}
 	switch {
 	case kind == media.JSON || mediaType == "" && json.Valid(body):
@@ -76,37 +92,22 @@ func (s *Shaper) Shape(t Tool, status int, header http.Header, body []byte) *mcp
 		if err != nil {
 			// Declared JSON that is not: pass it on as (redacted) text.
 			s.Log.Info("upstream sent invalid JSON", zap.String("tool", t.Name), zap.Int("status", status))
-			return Text(s.Redactor.RedactString(string(body)))
+			return Text(s.Redactor.RedactString(string(body))), nil
 		}
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(red)}}}
-		if t.Output != nil && t.Output.Raw() != nil && len(red) > 0 && red[0] == '{' {
-			var v map[string]any
-			out, err := t.Output.Resolved()
-			if err == nil {
-				err = json.Unmarshal(red, &v)
-			}
-			if err == nil {
-				if err := out.Validate(v); err == nil {
-					res.StructuredContent = json.RawMessage(red)
-				} else if ce := s.Log.Check(zap.DebugLevel, "response does not match the output schema"); ce != nil {
-					ce.Write(zap.String("tool", t.Name), zap.String("reason", err.Error()))
-				}
-			}
-		}
-		return res
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(red)}}}, red
 	case kind == media.Multipart && mediaType != "multipart/form-data":
 		if content, ok := s.multipartContent(t.Name, params, body); ok {
-			return &mcp.CallToolResult{Content: content}
+			return &mcp.CallToolResult{Content: content}, nil
 		}
-		return s.blob(t.Name, mediaType, body)
+		return s.blob(t.Name, mediaType, body), nil
 	case kind == media.Image:
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}, nil
 	case kind == media.Audio:
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: body, MIMEType: mediaType}}}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: body, MIMEType: mediaType}}}, nil
 	case media.IsText(mediaType) || mediaType == "" && utf8.Valid(body):
-		return Text(s.Redactor.RedactString(string(body)))
+		return Text(s.Redactor.RedactString(string(body))), nil
 	default:
-		return s.blob(t.Name, mediaType, body)
+		return s.blob(t.Name, mediaType, body), nil
 	}
 }
 

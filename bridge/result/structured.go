@@ -1,0 +1,134 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/bridge/schema"
+)
+
+// MetaKey is the _meta member of a result whose structuredContent is not
+// the whole answer. Its value is an object: "reduced": true; "removed",
+// the JSON pointers of what was left out (at most 20) and "removedCount";
+// or "replaced": true when structuredContent is {}; and "reason", the
+// first difference between the answer and the output schema. The first
+// text content always carries the whole answer (redacted).
+const MetaKey = "mcpbridge/structuredContent"
+
+// structure sets res.StructuredContent for a successful result of a tool
+// with an output schema, so that clients which require it (the TypeScript
+// SDK fails a call whose tool declares an outputSchema and whose result
+// has no structuredContent) accept every answer:
+//
+//   - a JSON object that validates goes as it is;
+//   - one that does not is reduced: object members and array items that
+//     do not conform to their subschemas are removed ([schema.Reduce]),
+//     and the remainder goes if it validates;
+//   - otherwise (a scalar or array at the top, a text or binary answer, a
+//     remainder that still does not validate) structuredContent is {},
+//     provided the schema admits it, as every tolerant output schema does;
+//   - with a strict schema that admits neither, there is none.
+//
+// Anything short of the whole answer is said under [MetaKey]. The first
+// mismatch of each tool is logged at WARN with where it was, later ones
+// at DEBUG; values are never logged.
+func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty bool) {
+	out, err := t.Output.Resolved()
+	if err != nil {
+		s.Log.Debug("output schema does not resolve", zap.String("tool", t.Name), zap.Error(err))
+		return
+	}
+	reason, logged := "the answer is not JSON", false
+	switch {
+	case empty:
+		reason, logged = "the answer has no body", true // 204 and the like: no drift to report
+	case red != nil:
+		var m map[string]any
+		switch err := json.Unmarshal(red, &m); {
+		case err != nil:
+			reason = "the answer is not a JSON object"
+		case out.Validate(m) == nil && (!t.Output.UsesFormat() || schema.Check(m, out.Schema()) == ""):
+			res.StructuredContent = json.RawMessage(red)
+			return
+		default:
+			if s.reduce(t, out, res, red) {
+				return
+			}
+			reason, logged = "the answer does not match the output schema", true
+		}
+	}
+	if out.Validate(map[string]any{}) != nil {
+		s.mismatch(t.Name, reason+"; the schema rejects {} too, so there is no structuredContent")
+		return
+	}
+	if !logged {
+		s.mismatch(t.Name, reason)
+	}
+	res.StructuredContent = json.RawMessage("{}")
+	setMeta(res, map[string]any{"replaced": true, "reason": reason})
+}
+
+// reduce tries structuredContent made of what of red conforms; it
+// reports whether it set it.
+func (s *Shaper) reduce(t Tool, out *jsonschema.Resolved, res *mcp.CallToolResult, red []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(red))
+	dec.UseNumber() // numbers keep their digits
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return false
+	}
+	reduced, info, ok := schema.Reduce(v, out.Schema())
+	first := info.First
+	if first == "" {
+		first = "the validator rejects it where this bridge's checker does not"
+	}
+	s.mismatch(t.Name, first)
+	if !ok {
+		return false
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(reduced); err != nil {
+		return false
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil || out.Validate(m) != nil {
+		return false
+	}
+	if t.Output.UsesFormat() && schema.Check(m, out.Schema()) != "" {
+		return false
+	}
+	res.StructuredContent = json.RawMessage(b)
+	meta := map[string]any{"reduced": true, "removedCount": info.Count, "reason": first}
+	if len(info.Removed) > 0 {
+		meta["removed"] = info.Removed
+	}
+	setMeta(res, meta)
+	return true
+}
+
+func setMeta(res *mcp.CallToolResult, v map[string]any) {
+	if res.Meta == nil {
+		res.Meta = mcp.Meta{}
+	}
+	res.Meta[MetaKey] = v
+}
+
+// mismatch logs that an answer of tool did not match its output schema:
+// at WARN the first time for the tool, at DEBUG afterwards.
+func (s *Shaper) mismatch(tool, first string) {
+	if _, seen := s.warned.LoadOrStore(tool, struct{}{}); !seen {
+		s.Log.Warn("answer does not match the tool's output schema; structuredContent reduced (logged once per tool)",
+			zap.String("tool", tool), zap.String("first_difference", first))
+		return
+	}
+	if ce := s.Log.Check(zap.DebugLevel, "answer does not match the tool's output schema"); ce != nil {
+		ce.Write(zap.String("tool", tool), zap.String("first_difference", first))
+	}
+}
