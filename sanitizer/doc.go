@@ -19,7 +19,8 @@
 //	RedactString                       -              the whole text
 //	RedactBody JSON, JSON lines/seq    members        every string
 //	RedactBody JSON that is invalid    "name": value  the whole text, strings decoded
-//	RedactBody text/*, YAML, JS...     "name": value  the whole text, strings decoded
+//	RedactBody text/*, JS...           "name": value  the whole text, strings decoded
+//	RedactBody YAML, TOML, .env...     as text, and "key: value" / "key=value" lines
 //	RedactBody XML                     elements, attributes, name/key labels; the whole text, entities decoded
 //	RedactBody HTML                    attributes, name/key labels; the whole text
 //	RedactBody forms                   fields         names and values, raw and decoded
