@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/request"
 	"github.com/mcpbridge/mcpbridge/bridge/result"
+	"github.com/mcpbridge/mcpbridge/bridge/schema"
 	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 	"github.com/mcpbridge/mcpbridge/sanitizer"
 	"github.com/mcpbridge/mcpbridge/whitelist"
@@ -70,6 +71,15 @@ type Options struct {
 	// 16 KiB, a negative value means no limit. Big APIs describe whole object
 	// graphs per response: GitHub's output schemas alone weigh 4 MB.
 	MaxOutputSchemaBytes int
+	// OutputSchema is how tools declare output schemas: "tolerant" ("" too)
+	// loosens them so that answers which drift from the spec still conform
+	// (schema.Tolerant: nothing required, null admitted, no closed
+	// objects, value constraints moved to descriptions); "strict" declares
+	// them as the spec writes them (repaired, patterns made JavaScript-safe);
+	// "off" declares none. In both declaring modes a successful answer that
+	// does not conform still gets a structuredContent that does, reduced
+	// to its conforming parts or {} (see result.Shaper).
+	OutputSchema string
 	// VerifySchemas resolves every input and output schema while building,
 	// skipping operations whose input schema does not resolve (tests and
 	// "tools --stats" use it). Otherwise validators are resolved on a
@@ -100,6 +110,16 @@ type Skipped struct {
 	Reason    string `json:"reason"`
 }
 
+// Repair is a contradiction of the spec that building resolved instead of
+// losing the operation or declaring a schema no value satisfies (see
+// schema.RepairSchema and schema.Pattern): Where is a place in the tool's
+// input or output schema, What what was wrong and what was done.
+type Repair struct {
+	Operation string `json:"operation"`
+	Where     string `json:"where"`
+	What      string `json:"what"`
+}
+
 // Doer sends one HTTP request; see [upstream.Doer].
 type Doer = upstream.Doer
 
@@ -121,6 +141,7 @@ type Catalog struct {
 	byName     map[string]*Tool
 	searchDocs []searchDoc // dynamic modes: the operations, prepared for search
 	skipped    []Skipped
+	repairs    []Repair
 	degraded   string // non-empty: the spec could not be loaded; only ping
 }
 
@@ -136,6 +157,7 @@ func New(ops []whitelist.Operation, opts Options) (*Catalog, error) {
 	var errs []error
 	built := c.buildAll(ops)
 	names := map[string]string{} // tool name → operation
+	seenRepairs := map[[2]string]bool{}
 	for i, op := range ops {
 		if op.Op == nil {
 			continue
@@ -156,6 +178,7 @@ func New(ops []whitelist.Operation, opts Options) (*Catalog, error) {
 		}
 		names[t.def.Name] = t.plan.Label
 		c.tools = append(c.tools, t)
+		c.addRepairs(t, seenRepairs)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -278,6 +301,9 @@ func newCatalog(opts Options) (*Catalog, error) {
 	default:
 		return nil, fmt.Errorf("tool mode %q: want all, dynamic or hybrid", opts.Tools)
 	}
+	if !schema.ValidOutputMode(opts.OutputSchema) {
+		return nil, fmt.Errorf("output schema mode %q: want tolerant, strict or off", opts.OutputSchema)
+	}
 	c := &Catalog{opts: opts, log: opts.Logger, client: opts.Client}
 	if c.log == nil {
 		c.log = zap.NewNop()
@@ -365,6 +391,24 @@ func (c *Catalog) Lookup(name string) (*Tool, bool) {
 
 // Skipped lists the operations that could not become tools.
 func (c *Catalog) Skipped() []Skipped { return c.skipped }
+
+// Repairs lists the contradictions of the spec resolved while building,
+// per operation, in operation order.
+func (c *Catalog) Repairs() []Repair { return c.repairs }
+
+// addRepairs records t's repairs. Each distinct one (seen holds Where and
+// What) is logged once at WARN: a shared component repeats its defect in
+// every operation that uses it.
+func (c *Catalog) addRepairs(t *Tool, seen map[[2]string]bool) {
+	for _, r := range t.repairs {
+		if k := [2]string{r.Where, r.What}; !seen[k] {
+			seen[k] = true
+			c.log.Warn("spec repaired", zap.String("op", t.plan.Label), zap.String("where", r.Where), zap.String("what", r.What))
+		}
+		c.repairs = append(c.repairs, Repair{Operation: t.plan.Label, Where: r.Where, What: r.What})
+	}
+	t.repairs = nil
+}
 
 // Len is the number of operation tools (built-ins not counted).
 func (c *Catalog) Len() int {

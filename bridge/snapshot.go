@@ -16,7 +16,7 @@ import (
 
 // snapshotVersion changes whenever the encoded form or the meaning of a
 // prepared tool changes; an older snapshot is then rejected and rebuilt.
-const snapshotVersion = 7
+const snapshotVersion = 8
 
 // snapshot is the serializable form of a catalog: the request plans
 // themselves (plain data by design) plus the definition fields and schema
@@ -29,6 +29,7 @@ type snapshot struct {
 	SpecVersion string
 	Tools       []snapTool
 	Skipped     []Skipped
+	Repairs     []Repair
 }
 
 type snapTool struct {
@@ -51,7 +52,7 @@ func (c *Catalog) Snapshot() ([]byte, error) {
 	if c.base != nil {
 		base = c.base.String()
 	}
-	s := snapshot{Version: snapshotVersion, BaseURL: base, SpecTitle: c.opts.SpecTitle, SpecVersion: c.opts.SpecVersion, Skipped: c.skipped}
+	s := snapshot{Version: snapshotVersion, BaseURL: base, SpecTitle: c.opts.SpecTitle, SpecVersion: c.opts.SpecVersion, Skipped: c.skipped, Repairs: c.repairs}
 	for _, t := range c.tools {
 		if t.builtin != notBuiltin {
 			continue
@@ -98,6 +99,7 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 		return nil, err
 	}
 	c.skipped = s.Skipped
+	c.repairs = s.Repairs
 	for i := range s.Tools {
 		ts := &s.Tools[i]
 		if err := ts.Plan.Prepare(); err != nil {

@@ -35,6 +35,7 @@ type Tool struct {
 	tags    []string         // the operation's tags, for search_operations
 	pinned  bool             // listed in hybrid mode
 	allow   *whitelist.Allow // nil: every caller may use the tool
+	repairs []schema.Repair  // spec contradictions resolved while building; New collects them
 }
 
 // builtin names the tools the bridge answers itself.
@@ -297,6 +298,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	if len(props) == 0 {
 		root.Properties = nil
 	}
+	t.repairs = append(slices.Clone(conv.Repairs()), schema.RepairSchema(root, "input")...)
 	if c.opts.VerifySchemas {
 		if _, err := root.Resolve(&jsonschema.ResolveOptions{}); err != nil {
 			return nil, fail("input schema: %v", err)
@@ -309,7 +311,9 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	t.input = schema.NewLazy(inRaw)
 
 	var outRaw json.RawMessage
-	if out := schema.Output(o); out != nil {
+	out, outRepairs := schema.BuildOutput(o, c.opts.OutputSchema, c.redactor.IsSensitiveKey)
+	t.repairs = append(t.repairs, outRepairs...)
+	if out != nil {
 		raw, err := schema.Marshal(out)
 		switch {
 		case err != nil:
