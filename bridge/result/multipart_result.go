@@ -50,6 +50,9 @@ func (s *Shaper) multipartContent(name string, params map[string]string, body []
 			ct = "text/plain" // RFC 2046 default for a part
 		}
 		textual := media.IsText(ct)
+		if !textual {
+			data, _ = s.Redactor.RedactBody(ct, data) // binary parts are scanned too
+		}
 		var text string
 		if textual {
 			text = s.Redactor.RedactString(string(data))

@@ -92,7 +92,8 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 		if err != nil {
 			// Declared JSON that is not: pass it on as (redacted) text.
 			s.Log.Info("upstream sent invalid JSON", zap.String("tool", t.Name), zap.Int("status", status))
-			return Text(s.Redactor.RedactString(string(body))), nil
+			red, _ := s.Redactor.RedactBody("text/plain", body) // key-aware on broken JSON too
+			return Text(string(red)), nil
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(red)}}}, red
 	case kind == media.Multipart && mediaType != "multipart/form-data":
@@ -101,19 +102,28 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 		}
 		return s.blob(t.Name, mediaType, body), nil
 	case kind == media.Image:
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: body, MIMEType: mediaType}}}, nil
+		// Binary bodies are scanned too: a credential echoed inside an image
+		// is overwritten in place (same length).
+		red, _ := s.Redactor.RedactBody(mediaType, body)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: red, MIMEType: mediaType}}}, nil
 	case kind == media.Audio:
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: body, MIMEType: mediaType}}}, nil
+		red, _ := s.Redactor.RedactBody(mediaType, body)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: red, MIMEType: mediaType}}}, nil
 	case media.IsText(mediaType) || mediaType == "" && utf8.Valid(body):
-		return Text(s.Redactor.RedactString(string(body))), nil
+		// XML, forms, YAML, ndjson...: each by its own key-aware rule.
+		red, _ := s.Redactor.RedactBody(mediaType, body)
+		return Text(string(red)), nil
 	default:
 		return s.blob(t.Name, mediaType, body), nil
 	}
 }
 
+// blob is an answer with no text reading, as an embedded resource; its
+// bytes are scanned for secrets like any other body.
 func (s *Shaper) blob(name, mediaType string, body []byte) *mcp.CallToolResult {
+	red, _ := s.Redactor.RedactBody(mediaType, body)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
-		URI: "mcpbridge://" + name + "/response", MIMEType: mediaType, Blob: body,
+		URI: "mcpbridge://" + name + "/response", MIMEType: mediaType, Blob: red,
 	}}}}
 }
 
@@ -129,7 +139,8 @@ func (s *Shaper) bodyText(kind media.Kind, mediaType string, body []byte) string
 		}
 	}
 	if media.IsText(mediaType) || utf8.Valid(body) {
-		return s.Redactor.RedactString(strings.TrimSpace(string(body)))
+		red, _ := s.Redactor.RedactBody(mediaType, body)
+		return strings.TrimSpace(string(red))
 	}
 	return fmt.Sprintf("(%d bytes of %s)", len(body), mediaType)
 }
