@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.opentelemetry.io/otel"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/limit"
@@ -34,6 +36,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/quota"
 	"github.com/mcpbridge/mcpbridge/bridge/rest"
 	"github.com/mcpbridge/mcpbridge/bridge/trace"
+	"github.com/mcpbridge/mcpbridge/sanitizer"
+	"github.com/mcpbridge/mcpbridge/sanitizer/zapredact"
 	"github.com/mcpbridge/mcpbridge/specloader"
 	"github.com/mcpbridge/mcpbridge/transport"
 )
@@ -61,7 +65,18 @@ Run "mcpbridge serve --help" for the flags.
 `
 
 // run is the whole program; main only adds signals and the exit code.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
+	// The error main prints passes through the sanitizer: a startup error
+	// may quote a URL or a header that holds a credential.
+	var red *sanitizer.Redactor
+	defer func() {
+		if err != nil {
+			if red == nil {
+				red, _ = sanitizer.New(sanitizer.Rules{})
+			}
+			err = &redactedError{msg: red.RedactString(err.Error()), err: err}
+		}
+	}()
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usageText)
 		return errors.New("no command given")
@@ -108,10 +123,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err := cfg.Validate(cmd); err != nil {
 		return err
 	}
+	red = cfg.logRedactor()
 	log, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
 	if err != nil {
 		return err
 	}
+	// Every log line passes through the sanitizer, whatever the call site.
+	log = log.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapredact.Wrap(c, red) }))
 	defer log.Sync() //nolint:errcheck // stderr sync errors are not actionable
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// go-sdk allocates ~150 KB of short-lived buffers per message; at
@@ -170,12 +188,13 @@ type app struct {
 	clientOnce sync.Once
 	client     bridge.Doer // see upstreamClient
 
-	verify  bool             // validate: resolve every schema while building
-	hup     chan os.Signal   // SIGHUP, registered before provisioning (serve, demo)
-	closers []func() error   // run when run returns (the Redis client)
-	metrics *observe.Metrics // nil until newRuntime
-	tracing *trace.Provider  // nil unless tracing is on (--otel)
-	rt      *bridge.Runtime  // nil until newRuntime
+	verify     bool                            // validate: resolve every schema while building
+	hup        chan os.Signal                  // SIGHUP, registered before provisioning (serve, demo)
+	closers    []func() error                  // run when run returns (the Redis client)
+	metrics    *observe.Metrics                // nil until newRuntime
+	metricsPtr atomic.Pointer[observe.Metrics] // metrics, for the sanitizer's counter
+	tracing    *trace.Provider                 // nil unless tracing is on (--otel)
+	rt         *bridge.Runtime                 // nil until newRuntime
 }
 
 // retries maps the user's count (0 disables) to UpstreamOptions (0 means
@@ -198,6 +217,7 @@ func (a *app) middlewares() ([]bridge.Middleware, error) {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	a.metrics = m
+	a.metricsPtr.Store(m)
 	uo := observe.UsageOptions{LogArguments: a.cfg.LogArguments}
 	if uo.LogArguments {
 		uo.Redact = a.redactArguments
@@ -615,6 +635,16 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// redactedError is an error whose message went through the sanitizer; it
+// still unwraps to the original for errors.Is.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 // nopWriteCloser lets the stdio transport "close" stdout without closing
 // the process's descriptor.

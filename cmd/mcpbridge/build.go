@@ -206,10 +206,8 @@ func (a *app) whitelistName() string {
 	return a.cfg.Whitelist
 }
 
-// bridgeOptions turns the configuration into bridge.Options (without the
-// spec-derived fields).
-func (a *app) bridgeOptions() bridge.Options {
-	cfg := a.cfg
+// credentials are the configured upstream credentials.
+func (cfg *Config) credentials() bridge.Credentials {
 	creds := bridge.Credentials{
 		BearerToken:   cfg.UpstreamToken,
 		BasicUser:     cfg.UpstreamAuth.BasicUser,
@@ -228,6 +226,33 @@ func (a *app) bridgeOptions() bridge.Options {
 		}
 		creds.Headers = h
 	}
+	return creds
+}
+
+// countRedactions feeds mcpbridge_redactions_total (the sanitizer calls it
+// once per redacting pass that masked something).
+func (a *app) countRedactions(n int) {
+	if m := a.metricsPtr.Load(); m != nil {
+		m.AddRedactions(n)
+	}
+}
+
+// logRedactor is the sanitizer of log lines and error messages: the
+// default rules, the configured ones, and the upstream credentials.
+func (cfg *Config) logRedactor() *sanitizer.Redactor {
+	red, err := sanitizer.New(sanitizer.Rules{Keys: cfg.RedactKeys, Patterns: cfg.RedactPatterns, Prefixes: cfg.RedactPrefixes,
+		Secrets: append(cfg.credentials().Secrets(), cfg.APIKeys...)})
+	if err != nil {
+		red, _ = sanitizer.New(sanitizer.Rules{Secrets: cfg.credentials().Secrets()}) // Validate reported the bad pattern
+	}
+	return red
+}
+
+// bridgeOptions turns the configuration into bridge.Options (without the
+// spec-derived fields).
+func (a *app) bridgeOptions() bridge.Options {
+	cfg := a.cfg
+	creds := cfg.credentials()
 	return bridge.Options{
 		BaseURL:             cfg.Upstream,
 		UseOperationServers: cfg.Upstream == "",
@@ -237,6 +262,7 @@ func (a *app) bridgeOptions() bridge.Options {
 			Keys:     cfg.RedactKeys,
 			Patterns: cfg.RedactPatterns,
 			Prefixes: cfg.RedactPrefixes,
+			OnRedact: a.countRedactions,
 		},
 		Credentials:          creds,
 		Timeout:              cfg.Timeout,

@@ -172,3 +172,28 @@ func TestRedactPatternsEnvKeepsCommas(t *testing.T) {
 		t.Errorf("patterns %q; want [\\d{3,5} acct-[0-9]+]", cfg.RedactPatterns)
 	}
 }
+
+// TestSecretsNotInErrorsOrLogs checks that a credential in the spec URL's
+// query, the upstream token and an inbound API key appear neither in the
+// error run returns nor in any log line, even at debug level.
+func TestSecretsNotInErrorsOrLogs(t *testing.T) {
+	const specSecret, token, key = "specsecret-5f4dcc3b5aa765d61d8327deb882cf99", "uptoken-9b74c9897bac770ffc029102a200c5de", "inbound-key-7d793037a0760186574b0282f2f435e7"
+	for _, args := range [][]string{
+		{"tools", "--spec", "http://127.0.0.1:1/openapi.json?access_token=" + specSecret, "--all-operations", "--upstream-token", token, "--log-level", "debug"},
+		{"validate", "--spec", "http://127.0.0.1:1/openapi.json?access_token=" + specSecret, "--log-level", "debug"},
+		{"serve", "--spec", "testdata/e2e.yaml", "--all-operations", "--transport", "http", "--listen", "0.0.0.0:1", "--upstream-header", "X-Api-Key: " + token},
+		{"serve", "--spec", "testdata/e2e.yaml", "--all-operations", "--api-key", key, "--upstream", "ftp://" + token + "@example.com"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(t.Context(), args, strings.NewReader(""), &out, &errb)
+		if err == nil {
+			t.Errorf("%v: no error", args)
+			continue
+		}
+		for _, s := range []string{specSecret, token, key} {
+			if strings.Contains(err.Error(), s) || strings.Contains(errb.String(), s) || strings.Contains(out.String(), s) {
+				t.Errorf("%v: a secret leaked:\nerr: %v\nstderr: %s", args[0], err, errb.String())
+			}
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/mcpbridge/mcpbridge/bridge/quota"
+	"github.com/mcpbridge/mcpbridge/specloader"
 )
 
 // Config is the whole configuration. Every field has a flag (--key), an
@@ -359,7 +360,7 @@ func (c *Config) Validate(cmd string) error {
 	}
 	if c.Upstream != "" {
 		if u, err := url.Parse(c.Upstream); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			add("--upstream %q must be an absolute http(s) URL", c.Upstream)
+			add("--upstream %q must be an absolute http(s) URL", specloader.RedactURL(c.Upstream))
 		}
 	}
 	for _, h := range append(append([]string(nil), c.UpstreamHeaders...), c.SpecHeaders...) {
@@ -439,7 +440,7 @@ func (c *Config) Validate(cmd string) error {
 		}
 		if c.JWKSURL != "" {
 			if u, err := url.Parse(c.JWKSURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") {
-				add("--jwks-url %q must be an http(s) URL", c.JWKSURL)
+				add("--jwks-url %q must be an http(s) URL", specloader.RedactURL(c.JWKSURL))
 			}
 		}
 		if c.NoAuth && (len(c.APIKeys) > 0 || c.JWKSURL != "" || c.APIKeyFile != "") {
