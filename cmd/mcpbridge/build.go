@@ -271,6 +271,7 @@ func (a *app) bridgeOptions() bridge.Options {
 		Tools:                cfg.Tools,
 		MaxDescriptionLength: cfg.MaxDescription,
 		SchemaDetail:         cfg.SchemaDetail,
+		NestedStyle:          request.NestedStyle(cfg.NestedStyle),
 		MaxOutputSchemaBytes: outputSchemaLimit(cfg.MaxOutputSchema),
 		VerifySchemas:        cfg.Stats || a.verify,
 		Version:              version,

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -53,6 +54,21 @@ func (a *app) cacheKey(spec, wl []byte) string {
 	field(cfg.Spec)
 	field(cfg.Upstream)
 	field(fmt.Sprint(cfg.Strict, cfg.MaxOutputSchema, cfg.Timeout))
+	field(fmt.Sprint(cfg.NestedStyle, cfg.SchemaDetail, cfg.MaxDescription))
+	// Parameters named like a configured credential are left out of the
+	// tools: the credentials' names (never their values) shape the build.
+	creds := cfg.credentials()
+	var names []string
+	for loc, m := range map[string]map[string]string{"query": creds.Query, "header": creds.Headers, "cookie": creds.Cookies} {
+		for n := range m {
+			if loc == "header" {
+				n = strings.ToLower(n) // header names match case-insensitively
+			}
+			names = append(names, loc+":"+n)
+		}
+	}
+	sort.Strings(names)
+	field(strings.Join(names, ","))
 	keys := make([]string, 0, len(cfg.ServerVars))
 	for k := range cfg.ServerVars {
 		keys = append(keys, k)

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/mcpbridge/mcpbridge/bridge/quota"
+	"github.com/mcpbridge/mcpbridge/bridge/request"
 	"github.com/mcpbridge/mcpbridge/specloader"
 )
 
@@ -55,6 +56,7 @@ type Config struct {
 	Tools              string        `mapstructure:"tools"`
 	MaxDescription     int           `mapstructure:"max-description-length"`
 	SchemaDetail       string        `mapstructure:"schema-detail"`
+	NestedStyle        string        `mapstructure:"nested-style"`
 	MetricsListen      string        `mapstructure:"metrics-listen"`
 	LogArguments       bool          `mapstructure:"log-arguments"`
 	REST               bool          `mapstructure:"rest"`
@@ -153,6 +155,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Int("max-concurrency", 64, "upstream calls in flight at once; more wait in a queue (-1: no limit)")
 	fs.Int("max-queue", 256, "calls waiting for a free slot; beyond, a call is refused as busy (0: no queue)")
 	fs.Int("max-description-length", 0, "trim tool descriptions to this many bytes at a word boundary (0: no limit)")
+	fs.String("nested-style", "brackets", "how nested query and form values are written: brackets (a[b][0]=x), brackets-empty (a[]=x), dots (a.b.1=x) or json")
 	fs.String("schema-detail", "full", "full, or compact: drop descriptions and examples below the first level of input schemas")
 	fs.String("tools", "all", "tool mode: all (one tool per operation), dynamic (search/describe/call meta-tools), hybrid (pinned operations and the meta-tools)")
 	fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on this address (HTTP mode also serves them on --listen)")
@@ -389,6 +392,9 @@ func (c *Config) Validate(cmd string) error {
 		if _, err := quota.NewRedisClient(c.RedisURL); err != nil {
 			add("--redis-url: %v", err)
 		}
+	}
+	if _, err := request.ParseNestedStyle(c.NestedStyle); err != nil {
+		add("--nested-style: %v", err)
 	}
 	switch c.SchemaDetail {
 	case "full", "compact":
