@@ -84,7 +84,7 @@ func (k *checker) regexp(p string) *regexp.Regexp {
 
 // isFalse reports whether s is the false schema ({"not": {}}).
 func isFalse(s *jsonschema.Schema) bool {
-	return s != nil && s.Not != nil && reflect.ValueOf(*s.Not).IsZero() && isOnlyNot(s)
+	return s != nil && s.Not != nil && s.Type == "" && s.Ref == "" && reflect.ValueOf(*s.Not).IsZero() && isOnlyNot(s)
 }
 
 func isOnlyNot(s *jsonschema.Schema) bool {

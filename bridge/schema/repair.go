@@ -43,7 +43,7 @@ func RepairSchema(root *jsonschema.Schema, side string) []Repair {
 	r := &repairer{side: side, k: newChecker(root), seen: map[*jsonschema.Schema]bool{}}
 	r.walk(root, "")
 	for _, name := range sortedKeys(root.Defs) {
-		r.walk(root.Defs[name], "/$defs/"+escapeToken(name))
+		r.walkIn(root.Defs[name], "$defs", name)
 	}
 	return r.out
 }
@@ -52,6 +52,7 @@ type repairer struct {
 	side string
 	k    *checker
 	seen map[*jsonschema.Schema]bool
+	path []string // JSON pointer tokens of the schema being repaired
 	out  []Repair
 }
 
@@ -59,46 +60,81 @@ func escapeToken(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
-func (r *repairer) add(at, format string, args ...any) {
-	r.out = append(r.out, Repair{Where: r.side + "#" + at, What: fmt.Sprintf(format, args...)})
+// add records a repair at the current place plus suffix (JSON pointer
+// tokens already escaped).
+func (r *repairer) add(suffix, format string, args ...any) {
+	var b strings.Builder
+	b.WriteString(r.side)
+	b.WriteByte('#')
+	for _, t := range r.path {
+		b.WriteByte('/')
+		b.WriteString(escapeToken(t))
+	}
+	b.WriteString(suffix)
+	r.out = append(r.out, Repair{Where: b.String(), What: fmt.Sprintf(format, args...)})
 }
 
-func (r *repairer) walk(s *jsonschema.Schema, at string) {
+// walk repairs s, reached from the current place through the keyword kw
+// ("" for none), and its subschemas.
+func (r *repairer) walk(s *jsonschema.Schema, kw string) {
+	if kw == "" {
+		r.visit(s)
+		return
+	}
+	r.path = append(r.path, kw)
+	r.visit(s)
+	r.path = r.path[:len(r.path)-1]
+}
+
+// walkIn is walk for keywords holding several subschemas: name is the
+// property name or index.
+func (r *repairer) walkIn(s *jsonschema.Schema, kw, name string) {
+	r.path = append(r.path, kw, name)
+	r.visit(s)
+	r.path = r.path[:len(r.path)-2]
+}
+
+func (r *repairer) visit(s *jsonschema.Schema) {
 	if s == nil || r.seen[s] {
 		return
 	}
 	r.seen[s] = true
-	r.allOf(s, at)
-	r.required(s, at)
-	r.enum(s, at)
-	r.examples(s, at)
+	r.allOf(s)
+	r.required(s)
+	r.enum(s)
+	r.examples(s)
 	for _, name := range sortedKeys(s.Properties) {
-		r.walk(s.Properties[name], at+"/properties/"+escapeToken(name))
+		r.walkIn(s.Properties[name], "properties", name)
 	}
 	for _, name := range sortedKeys(s.PatternProperties) {
-		r.walk(s.PatternProperties[name], at+"/patternProperties/"+escapeToken(name))
+		r.walkIn(s.PatternProperties[name], "patternProperties", name)
 	}
 	for _, name := range sortedKeys(s.DependentSchemas) {
-		r.walk(s.DependentSchemas[name], at+"/dependentSchemas/"+escapeToken(name))
+		r.walkIn(s.DependentSchemas[name], "dependentSchemas", name)
 	}
-	for _, kl := range []struct {
-		kw   string
-		list []*jsonschema.Schema
-	}{{"allOf", s.AllOf}, {"anyOf", s.AnyOf}, {"oneOf", s.OneOf}, {"prefixItems", s.PrefixItems}} {
-		for i, sub := range kl.list {
-			r.walk(sub, at+"/"+kl.kw+"/"+strconv.Itoa(i))
-		}
+	for i, sub := range s.AllOf {
+		r.walkIn(sub, "allOf", strconv.Itoa(i))
 	}
-	for _, ks := range []struct {
-		kw  string
-		sub *jsonschema.Schema
-	}{
-		{"items", s.Items}, {"additionalProperties", s.AdditionalProperties}, {"unevaluatedProperties", s.UnevaluatedProperties},
-		{"unevaluatedItems", s.UnevaluatedItems}, {"contains", s.Contains}, {"propertyNames", s.PropertyNames},
-		{"not", s.Not}, {"if", s.If}, {"then", s.Then}, {"else", s.Else}, {"contentSchema", s.ContentSchema},
-	} {
-		r.walk(ks.sub, at+"/"+ks.kw)
+	for i, sub := range s.AnyOf {
+		r.walkIn(sub, "anyOf", strconv.Itoa(i))
 	}
+	for i, sub := range s.OneOf {
+		r.walkIn(sub, "oneOf", strconv.Itoa(i))
+	}
+	for i, sub := range s.PrefixItems {
+		r.walkIn(sub, "prefixItems", strconv.Itoa(i))
+	}
+	r.walk(s.Items, "items")
+	r.walk(s.AdditionalProperties, "additionalProperties")
+	r.walk(s.UnevaluatedProperties, "unevaluatedProperties")
+	r.walk(s.UnevaluatedItems, "unevaluatedItems")
+	r.walk(s.Contains, "contains")
+	r.walk(s.PropertyNames, "propertyNames")
+	r.walk(s.Not, "not")
+	r.walk(s.If, "if")
+	r.walk(s.Then, "then")
+	r.walk(s.Else, "else")
+	r.walk(s.ContentSchema, "contentSchema")
 }
 
 // target is s, or the $defs body it refers to when it is a bare $ref.
@@ -149,7 +185,7 @@ func (r *repairer) closedMissing(s *jsonschema.Schema, want map[string]bool) []s
 
 // allOf opens contradictory closures between s and its allOf branches by
 // declaring, in each closed one, the properties the others declare.
-func (r *repairer) allOf(s *jsonschema.Schema, at string) {
+func (r *repairer) allOf(s *jsonschema.Schema) {
 	if len(s.AllOf) == 0 {
 		return
 	}
@@ -176,12 +212,12 @@ func (r *repairer) allOf(s *jsonschema.Schema, at string) {
 			s.AllOf[i] = body
 		}
 		addAccepting(body, missing)
-		r.add(fmt.Sprintf("%s/allOf/%d", at, i), "allOf branch closes additionalProperties but its siblings declare %s: declared there too, so an object may have both", quoteList(missing))
+		r.add("/allOf/"+strconv.Itoa(i), "allOf branch closes additionalProperties but its siblings declare %s: declared there too, so an object may have both", quoteList(missing))
 	}
 	if isFalse(s.AdditionalProperties) {
 		if missing := r.closedMissing(s, all); len(missing) > 0 {
 			addAccepting(s, missing)
-			r.add(at, "additionalProperties is false but allOf declares %s: declared here too", quoteList(missing))
+			r.add("", "additionalProperties is false but allOf declares %s: declared here too", quoteList(missing))
 		}
 	}
 }
@@ -211,7 +247,7 @@ func quoteList(names []string) string {
 }
 
 // required drops the required entries a closed object cannot have.
-func (r *repairer) required(s *jsonschema.Schema, at string) {
+func (r *repairer) required(s *jsonschema.Schema) {
 	if len(s.Required) == 0 || !isFalse(s.AdditionalProperties) {
 		return
 	}
@@ -227,7 +263,7 @@ func (r *repairer) required(s *jsonschema.Schema, at string) {
 	if len(s.Required) == 0 {
 		s.Required = nil
 	}
-	r.add(at+"/required", "required %s, which the closed object does not declare: dropped", quoteList(missing))
+	r.add("/required", "required %s, which the closed object does not declare: dropped", quoteList(missing))
 }
 
 // types is the type list of s; nil when it has none.
@@ -280,12 +316,15 @@ func coerce(v any, ts []string) (any, bool) {
 
 // enum coerces or drops the enum and const values that the schema's own
 // type rejects.
-func (r *repairer) enum(s *jsonschema.Schema, at string) {
+func (r *repairer) enum(s *jsonschema.Schema) {
+	if len(s.Enum) == 0 && s.Const == nil {
+		return
+	}
 	ts := types(s)
 	if len(ts) == 0 {
 		return
 	}
-	if r.enumType(s, ts, at) {
+	if r.enumType(s, ts) {
 		ts = types(s)
 	}
 	if len(s.Enum) > 0 {
@@ -322,17 +361,17 @@ func (r *repairer) enum(s *jsonschema.Schema, at string) {
 				kept = nil
 			}
 			s.Enum = kept
-			r.add(at+"/enum", "enum values disagree with type %s: %s", strings.Join(ts, "|"), strings.Join(what, "; "))
+			r.add("/enum", "enum values disagree with type %s: %s", strings.Join(ts, "|"), strings.Join(what, "; "))
 		}
 	}
 	if s.Const != nil {
 		c, ok := coerce(*s.Const, ts)
 		switch {
 		case !ok:
-			r.add(at+"/const", "const %s disagrees with type %s: removed", render(*s.Const), strings.Join(ts, "|"))
+			r.add("/const", "const %s disagrees with type %s: removed", render(*s.Const), strings.Join(ts, "|"))
 			s.Const = nil
 		case jsonKind(c) != jsonKind(*s.Const):
-			r.add(at+"/const", "const %s disagrees with type %s: coerced to %s", render(*s.Const), strings.Join(ts, "|"), render(c))
+			r.add("/const", "const %s disagrees with type %s: coerced to %s", render(*s.Const), strings.Join(ts, "|"), render(c))
 			s.Const = &c
 		}
 	}
@@ -342,7 +381,7 @@ func (r *repairer) enum(s *jsonschema.Schema, at string) {
 // converts to it and all of them share another scalar type (Okta declares
 // `type: object` for enums of strings): the values are what the API
 // sends, so the type follows them. It reports whether it changed the type.
-func (r *repairer) enumType(s *jsonschema.Schema, ts []string, at string) bool {
+func (r *repairer) enumType(s *jsonschema.Schema, ts []string) bool {
 	var declared []string
 	for _, t := range ts {
 		if t != "null" {
@@ -383,7 +422,7 @@ func (r *repairer) enumType(s *jsonschema.Schema, ts []string, at string) bool {
 	} else {
 		s.Type, s.Types = kind, nil
 	}
-	r.add(at+"/type", "type %s, but every enum value is a %s: type set to %s", declared[0], kind, kind)
+	r.add("/type", "type %s, but every enum value is a %s: type set to %s", declared[0], kind, kind)
 	return true
 }
 
@@ -400,38 +439,75 @@ func render(v any) string {
 }
 
 // examples drops a default or examples that s itself rejects.
-func (r *repairer) examples(s *jsonschema.Schema, at string) {
+func (r *repairer) examples(s *jsonschema.Schema) {
 	if s.Default != nil {
 		var v any
 		if err := json.Unmarshal(s.Default, &v); err != nil {
 			s.Default = nil
-			r.add(at+"/default", "default is not JSON: removed")
+			r.add("/default", "default is not JSON: removed")
 		} else if f := r.k.check(v, s, nil); f != nil {
 			s.Default = nil
-			r.add(at+"/default", "default %s violates its schema (%s): removed", render(v), f)
+			r.add("/default", "default %s violates its schema (%s): removed", render(v), f)
 		}
 	}
 	if len(s.Examples) == 0 {
 		return
 	}
-	kept := s.Examples[:0:0]
+	var kept []any // nil until an example is dropped
 	for i, ex := range s.Examples {
-		v, err := normalize(ex)
+		v, err := ex, error(nil)
+		if !plainJSON(ex, 0) {
+			v, err = normalize(ex)
+		}
 		if err == nil {
 			if f := r.k.check(v, s, nil); f != nil {
 				err = fmt.Errorf("%s", f)
 			}
 		}
-		if err != nil {
-			r.add(fmt.Sprintf("%s/examples/%d", at, i), "example %s violates its schema (%s): removed", render(ex), err)
-			continue
+		switch {
+		case err != nil:
+			r.add("/examples/"+strconv.Itoa(i), "example %s violates its schema (%s): removed", render(ex), err)
+			if kept == nil {
+				kept = append(make([]any, 0, len(s.Examples)), s.Examples[:i]...)
+			}
+		case kept != nil:
+			kept = append(kept, ex)
 		}
-		kept = append(kept, ex)
 	}
-	if len(kept) == 0 {
-		kept = nil
+	if kept != nil {
+		if len(kept) == 0 {
+			kept = nil
+		}
+		s.Examples = kept
 	}
-	s.Examples = kept
+}
+
+// plainJSON reports whether v holds only what encoding/json decodes into
+// (or int, which the checker reads as a number), so that checking it needs
+// no round trip.
+func plainJSON(v any, depth int) bool {
+	if depth > 32 {
+		return false
+	}
+	switch x := v.(type) {
+	case nil, bool, string, float64, int, int64, json.Number:
+		return true
+	case []any:
+		for _, e := range x {
+			if !plainJSON(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !plainJSON(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // normalize turns a Go value from the spec (YAML may give int, map[any]any

@@ -147,6 +147,10 @@ func admitString(s *jsonschema.Schema) *jsonschema.Schema {
 // Tolerant removes from s were; "" when there are none or the note would
 // be longer than maxConstraintNote.
 func constraintNote(s *jsonschema.Schema) string {
+	if len(s.Enum) == 0 && s.Const == nil && s.Format == "" && s.Pattern == "" && s.Minimum == nil && s.Maximum == nil &&
+		s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil && s.MinLength == nil && s.MaxLength == nil && s.MinItems == nil && s.MaxItems == nil {
+		return ""
+	}
 	var parts []string
 	if len(s.Enum) > 0 {
 		vals := make([]string, 0, len(s.Enum))
