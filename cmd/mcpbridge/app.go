@@ -543,16 +543,20 @@ func (a *app) printStats(ctx context.Context, bt *built, defs []*mcp.Tool) error
 		Tokens       int              `json:"toolsListTokensEstimate"`
 		ByReason     map[string]int   `json:"skippedByReason,omitempty"`
 		Variants     []budgetVariant  `json:"toolsListBySetting"`
+		Repairs      []bridge.Repair  `json:"repairs"`
 	}{
 		Spec: a.cfg.Spec, Version: bt.spec.Version, Operations: bt.ops, Tools: bt.cat.Len(),
 		Skipped: bt.cat.Skipped(), Warnings: bt.spec.Warnings,
-		PayloadBytes: len(payload), Tokens: len(payload) / 4, Variants: variants,
+		PayloadBytes: len(payload), Tokens: len(payload) / 4, Variants: variants, Repairs: bt.cat.Repairs(),
 	}
 	if st.Skipped == nil {
 		st.Skipped = []bridge.Skipped{}
 	}
 	if st.Warnings == nil {
 		st.Warnings = []string{}
+	}
+	if st.Repairs == nil {
+		st.Repairs = []bridge.Repair{}
 	}
 	if a.cfg.JSON {
 		enc := json.NewEncoder(a.stdout)
@@ -569,6 +573,14 @@ func (a *app) printStats(ctx context.Context, bt *built, defs []*mcp.Tool) error
 	fmt.Fprintf(a.stdout, "warnings:    %d\n", len(st.Warnings))
 	for _, w := range st.Warnings {
 		fmt.Fprintf(a.stdout, "  - %s\n", oneLine(w))
+	}
+	fmt.Fprintf(a.stdout, "repairs:     %d\n", len(st.Repairs))
+	for i, r := range st.Repairs {
+		if i == maxReport {
+			fmt.Fprintf(a.stdout, "  ... and %d more (--json lists them all)\n", len(st.Repairs)-maxReport)
+			break
+		}
+		fmt.Fprintf(a.stdout, "  - %s %s: %s\n", r.Operation, r.Where, oneLine(r.What))
 	}
 	fmt.Fprintf(a.stdout, "tools/list:  %d bytes (~%d tokens at 4 bytes/token)\n", st.PayloadBytes, st.Tokens)
 	for _, v := range variants {

@@ -272,6 +272,7 @@ func (a *app) bridgeOptions() bridge.Options {
 		MaxDescriptionLength: cfg.MaxDescription,
 		SchemaDetail:         cfg.SchemaDetail,
 		NestedStyle:          request.NestedStyle(cfg.NestedStyle),
+		OutputSchema:         cfg.OutputSchema,
 		MaxOutputSchemaBytes: outputSchemaLimit(cfg.MaxOutputSchema),
 		VerifySchemas:        cfg.Stats || a.verify,
 		Version:              version,

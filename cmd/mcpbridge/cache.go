@@ -54,7 +54,9 @@ func (a *app) cacheKey(spec, wl []byte) string {
 	field(cfg.Spec)
 	field(cfg.Upstream)
 	field(fmt.Sprint(cfg.Strict, cfg.MaxOutputSchema, cfg.Timeout))
-	field(fmt.Sprint(cfg.NestedStyle, cfg.SchemaDetail, cfg.MaxDescription))
+	field(fmt.Sprint(cfg.NestedStyle, cfg.SchemaDetail, cfg.MaxDescription, cfg.OutputSchema))
+	// Tolerant output schemas let redactable fields hold the marker.
+	field(strings.Join(cfg.RedactKeys, ","))
 	// Parameters named like a configured credential are left out of the
 	// tools: the credentials' names (never their values) shape the build.
 	creds := cfg.credentials()

@@ -57,6 +57,7 @@ type Config struct {
 	MaxDescription     int           `mapstructure:"max-description-length"`
 	SchemaDetail       string        `mapstructure:"schema-detail"`
 	NestedStyle        string        `mapstructure:"nested-style"`
+	OutputSchema       string        `mapstructure:"output-schema"`
 	MetricsListen      string        `mapstructure:"metrics-listen"`
 	LogArguments       bool          `mapstructure:"log-arguments"`
 	REST               bool          `mapstructure:"rest"`
@@ -155,6 +156,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Int("max-concurrency", 64, "upstream calls in flight at once; more wait in a queue (-1: no limit)")
 	fs.Int("max-queue", 256, "calls waiting for a free slot; beyond, a call is refused as busy (0: no queue)")
 	fs.Int("max-description-length", 0, "trim tool descriptions to this many bytes at a word boundary (0: no limit)")
+	fs.String("output-schema", "tolerant", "tolerant (drift-proof output schemas), strict (as the spec says, repaired) or off (none)")
 	fs.String("nested-style", "brackets", "how nested query and form values are written: brackets (a[b][0]=x), brackets-empty (a[]=x), dots (a.b.1=x) or json")
 	fs.String("schema-detail", "full", "full, or compact: drop descriptions and examples below the first level of input schemas")
 	fs.String("tools", "all", "tool mode: all (one tool per operation), dynamic (search/describe/call meta-tools), hybrid (pinned operations and the meta-tools)")
@@ -392,6 +394,11 @@ func (c *Config) Validate(cmd string) error {
 		if _, err := quota.NewRedisClient(c.RedisURL); err != nil {
 			add("--redis-url: %v", err)
 		}
+	}
+	switch c.OutputSchema {
+	case "tolerant", "strict", "off":
+	default:
+		add("--output-schema must be tolerant, strict or off, not %q", c.OutputSchema)
 	}
 	if _, err := request.ParseNestedStyle(c.NestedStyle); err != nil {
 		add("--nested-style: %v", err)
