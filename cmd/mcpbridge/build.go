@@ -160,6 +160,11 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 	if err != nil {
 		return nil, fmt.Errorf("building tools: %w", err)
 	}
+	if bopts.BaseURL == "" && c.Len() == 0 && len(ops) > 0 {
+		// Every operation was skipped for want of a base URL: one clear
+		// error instead of a bridge that serves nothing.
+		return nil, errors.New("the spec declares no servers (and no operation declares its own): set the upstream base URL with --upstream")
+	}
 	if cfg.Strict && len(c.Skipped()) > 0 {
 		return nil, fmt.Errorf("--strict: %d operation(s) cannot become tools (first: %s: %s)", len(c.Skipped()), c.Skipped()[0].Operation, c.Skipped()[0].Reason)
 	}

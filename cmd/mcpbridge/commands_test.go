@@ -197,3 +197,20 @@ func TestSecretsNotInErrorsOrLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestNoServersIsAStartupError checks that a spec without servers and no
+// --upstream fails with one clear error instead of serving zero tools.
+func TestNoServersIsAStartupError(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(p, []byte("openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\npaths:\n  /a:\n    get: {operationId: a, responses: {\"200\": {description: ok}}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	err := run(t.Context(), []string{"tools", "--spec", p, "--all-operations"}, nil, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "--upstream") {
+		t.Errorf("got %v; want an error pointing at --upstream", err)
+	}
+	if err := run(t.Context(), []string{"tools", "--spec", p, "--all-operations", "--upstream", "http://127.0.0.1:9"}, nil, &out, &errb); err != nil {
+		t.Errorf("with --upstream: %v", err)
+	}
+}
