@@ -308,12 +308,15 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	if err != nil {
 		return nil, fail("marshaling input schema: %v", err)
 	}
+	if c.opts.SchemaDetail == SchemaCompact {
+		inRaw = compactSchema(inRaw)
+	}
 	t.input = schema.NewLazy(inRaw)
 
 	var outRaw json.RawMessage
 	out, outRepairs := schema.BuildOutput(o, c.opts.OutputSchema, c.redactor.IsSensitiveKey)
 	t.repairs = append(t.repairs, outRepairs...)
-	if out != nil {
+	if out != nil && c.opts.SchemaDetail != SchemaCompact { // compact lists no output schemas
 		raw, err := schema.Marshal(out)
 		switch {
 		case err != nil:
@@ -345,7 +348,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	t.def = &mcp.Tool{
 		Name:        toolName(op.Name, o.OperationID, op.Method, op.Path),
 		Title:       title,
-		Description: description(op),
+		Description: c.toolDescription(op),
 		Annotations: ann,
 		InputSchema: json.RawMessage(inRaw),
 	}
