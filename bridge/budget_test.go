@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mcpbridge/mcpbridge/specloader"
+	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
 func TestTrimDescription(t *testing.T) {
@@ -35,5 +38,40 @@ func TestCompactSchema(t *testing.T) {
 		if strings.Contains(got, drop) {
 			t.Errorf("compact schema kept %s: %s", drop, got)
 		}
+	}
+}
+
+// TestCompactCatalog checks that the budget settings reach the built tools.
+func TestCompactCatalog(t *testing.T) {
+	res, err := specloader.Load(t.Context(), "../testdata/specs/petstore.3.0.yaml", specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := New(ops, Options{BaseURL: "http://127.0.0.1:9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact, err := New(ops, Options{BaseURL: "http://127.0.0.1:9", SchemaDetail: SchemaCompact, MaxDescriptionLength: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs := 0
+	for i, tl := range compact.Tools() {
+		if tl.def.OutputSchema != nil {
+			t.Errorf("%s: compact mode lists an output schema", tl.Name())
+		}
+		if !tl.Builtin() && len(tl.def.Description) > 40 {
+			t.Errorf("%s: description of %d bytes over the limit", tl.Name(), len(tl.def.Description))
+		}
+		if full.Tools()[i].def.OutputSchema != nil {
+			outputs++
+		}
+	}
+	if outputs == 0 {
+		t.Fatal("the full catalog declares no output schema: the test proves nothing")
 	}
 }
