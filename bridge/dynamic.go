@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,34 +161,101 @@ func truncateAt(s string, n int) string {
 	return s[:n]
 }
 
-// score rates doc for the query terms: an exact word counts fully, a word
-// the term begins counts 0.6; the name weighs most, the description least.
-func (d *searchDoc) score(terms []string) float64 {
+// stopWords carry no meaning in a query ("list the issues of a repo").
+var stopWords = map[string]bool{"a": true, "an": true, "the": true, "of": true, "on": true, "to": true, "for": true,
+	"in": true, "by": true, "with": true, "and": true, "or": true, "my": true, "all": true, "from": true, "into": true, "is": true}
+
+// match rates how well term matches one word: exact 1, the word begins
+// with the term 0.6 ("repo" → "repository"), the term begins with a word of
+// at least 4 letters 0.5 ("repository" → "repos").
+func match(term, w string) float64 {
+	switch {
+	case w == term:
+		return 1
+	case strings.HasPrefix(w, term):
+		return 0.6
+	case len(w) >= 4 && strings.HasPrefix(term, w):
+		return 0.5
+	}
+	return 0
+}
+
+// termScore is the best weighted match of term in doc: the name weighs
+// most, the description least.
+func (d *searchDoc) termScore(term string) float64 {
 	fields := []struct {
 		ws []string
 		w  float64
 	}{{d.name, 4}, {d.title, 3}, {d.tags, 2.5}, {d.path, 2}, {d.descr, 1}}
-	total := 0.0
-	for _, term := range terms {
-		best := 0.0
-		for _, f := range fields {
-			for _, w := range f.ws {
-				s := 0.0
-				switch {
-				case w == term:
-					s = f.w
-				case strings.HasPrefix(w, term):
-					s = 0.6 * f.w
-				}
-				best = max(best, s)
+	best := 0.0
+	for _, f := range fields {
+		for _, w := range f.ws {
+			best = max(best, f.w*match(term, w))
+		}
+	}
+	return best
+}
+
+// rank scores every doc for the query terms, BM25-like: each term weighs
+// by its rarity across the operations (idf), and a doc whose name and
+// title are long (many words the query did not ask for) weighs less.
+func rank(docs []searchDoc, terms []string, keep func(*searchDoc) bool) []scored {
+	var kept []string
+	for _, t := range terms {
+		if !stopWords[t] {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 {
+		kept = terms
+	}
+	n := float64(len(docs))
+	idf := make([]float64, len(kept))
+	per := make([][]float64, len(kept))
+	for i, t := range kept {
+		per[i] = make([]float64, len(docs))
+		df := 0.0
+		for j := range docs {
+			if s := docs[j].termScore(t); s > 0 {
+				per[i][j] = s
+				df++
 			}
 		}
-		if best == 0 {
+		idf[i] = math.Log(1 + (n-df+0.5)/(df+0.5))
+	}
+	avg := 0.0
+	for j := range docs {
+		avg += float64(len(docs[j].name) + len(docs[j].title))
+	}
+	avg = max(1, avg/max(1, n))
+	var out []scored
+	for j := range docs {
+		d := &docs[j]
+		if keep != nil && !keep(d) {
 			continue
 		}
-		total += best
+		total, matched := 0.0, 0
+		for i := range kept {
+			if per[i][j] > 0 {
+				total += per[i][j] * idf[i]
+				matched++
+			}
+		}
+		if total == 0 {
+			continue
+		}
+		length := float64(len(d.name) + len(d.title))
+		total *= float64(matched) / float64(len(kept)) // every term found beats some
+		total /= 0.6 + 0.4*length/avg
+		out = append(out, scored{d, total})
 	}
-	return total
+	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
+	return out
+}
+
+type scored struct {
+	d     *searchDoc
+	score float64
 }
 
 func hasTag(t *Tool, tag string) bool {
@@ -224,25 +292,20 @@ func (c *Catalog) search(args map[string]any) (any, error) {
 		offset = n
 	}
 	terms := words(q)
-	type hit struct {
-		d     *searchDoc
-		score float64
+	var keep func(*searchDoc) bool
+	if tag != "" {
+		keep = func(d *searchDoc) bool { return hasTag(d.tool, tag) }
 	}
-	var hits []hit
-	for i := range c.searchDocs {
-		d := &c.searchDocs[i]
-		if tag != "" && !hasTag(d.tool, tag) {
-			continue
-		}
-		s := 1.0
-		if len(terms) > 0 {
-			if s = d.score(terms); s == 0 {
-				continue
+	var hits []scored
+	if len(terms) == 0 {
+		for i := range c.searchDocs {
+			if keep == nil || keep(&c.searchDocs[i]) {
+				hits = append(hits, scored{&c.searchDocs[i], 1})
 			}
 		}
-		hits = append(hits, hit{d, s})
+	} else {
+		hits = rank(c.searchDocs, terms, keep)
 	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
 	out := struct {
 		Results    []searchResult `json:"results"`
 		Total      int            `json:"total"`
