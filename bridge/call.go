@@ -88,7 +88,11 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	}
 	out.BytesOut = int64(len(body))
 	step(ctx, call.Progress, 3, fmt.Sprintf("%s: received %d bytes", t.plan.Label, len(body)))
-	out.Result = c.shaper.Shape(result.Tool{Name: t.def.Name, Output: &t.output}, resp.StatusCode, resp.Header, body)
+	rt := result.Tool{Name: t.def.Name, Output: &t.output}
+	if t.shape != nil {
+		rt.Reshape = t.shape.reshape
+	}
+	out.Result = c.shaper.Shape(rt, resp.StatusCode, resp.Header, body)
 	out.Kind = KindOfStatus(resp.StatusCode)
 	if out.Kind != OK {
 		out.Detail = fmt.Sprintf("upstream answered HTTP %d", resp.StatusCode)

@@ -16,7 +16,7 @@ import (
 
 // snapshotVersion changes whenever the encoded form or the meaning of a
 // prepared tool changes; an older snapshot is then rejected and rebuilt.
-const snapshotVersion = 8
+const snapshotVersion = 9
 
 // snapshot is the serializable form of a catalog: the request plans
 // themselves (plain data by design) plus the definition fields and schema
@@ -40,6 +40,8 @@ type snapTool struct {
 	Tags                     []string
 	Pinned                   bool
 	Allow                    *whitelist.Allow
+	Fields                   []string
+	MaxItems                 int
 	Timeout                  time.Duration
 	Retry                    bool
 }
@@ -60,7 +62,7 @@ func (c *Catalog) Snapshot() ([]byte, error) {
 		ts := snapTool{
 			Name: t.def.Name, Title: t.def.Title, Description: t.def.Description,
 			Input: t.input.Raw(), Output: t.output.Raw(),
-			Plan: t.plan, Tags: t.tags, Pinned: t.pinned, Allow: t.allow, Timeout: t.timeout, Retry: t.retry,
+			Plan: t.plan, Tags: t.tags, Pinned: t.pinned, Allow: t.allow, Fields: t.fields, MaxItems: t.maxItm, Timeout: t.timeout, Retry: t.retry,
 		}
 		if t.def.Annotations != nil {
 			raw, err := json.Marshal(t.def.Annotations)
@@ -117,7 +119,7 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 				Name: ts.Name, Title: ts.Title, Description: ts.Description, Annotations: &ann,
 				InputSchema: json.RawMessage(ts.Input),
 			},
-			plan: ts.Plan, tags: ts.Tags, pinned: ts.Pinned, allow: ts.Allow, timeout: ts.Timeout, retry: ts.Retry,
+			plan: ts.Plan, tags: ts.Tags, pinned: ts.Pinned, allow: ts.Allow, fields: ts.Fields, maxItm: ts.MaxItems, shape: newShapePlan(ts.Fields, ts.MaxItems), timeout: ts.Timeout, retry: ts.Retry,
 			input: schema.NewLazy(ts.Input), output: schema.NewLazy(ts.Output),
 		}
 		if ts.Output != nil {

@@ -35,6 +35,9 @@ type Tool struct {
 	tags    []string         // the operation's tags, for search_operations
 	pinned  bool             // listed in hybrid mode
 	allow   *whitelist.Allow // nil: every caller may use the tool
+	shape   *shapePlan       // whitelist fields/maxItems; nil: answers as they come
+	fields  []string         // the entry's fields, kept for the tool cache
+	maxItm  int              // the entry's maxItems, kept for the tool cache
 	repairs []schema.Repair  // spec contradictions resolved while building; New collects them
 }
 
@@ -131,6 +134,8 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	if t.timeout == 0 {
 		t.timeout = c.opts.Timeout
 	}
+	t.fields, t.maxItm = op.Fields, op.MaxItems
+	t.shape = newShapePlan(op.Fields, op.MaxItems)
 
 	base, err := c.baseFor(op)
 	if err != nil {
@@ -330,8 +335,8 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 					break
 				}
 			}
-			outRaw = raw
-			t.output = schema.NewLazy(raw)
+			outRaw = t.shape.shapeSchema(raw) // the schema follows the shaping
+			t.output = schema.NewLazy(outRaw)
 		}
 	}
 

@@ -70,10 +70,16 @@
 //     sub) and scopes (JWT scopes, any one suffices); a caller not listed
 //     neither sees the tool in tools/list nor may call it. Without allow,
 //     every authenticated caller may; stdio (the local user) always may.
+//   - fields: the parts of a JSON answer to keep, as dotted paths with []
+//     stepping into arrays (total, items[].name, items[].owner.login); the
+//     rest is left out, the output schema follows, and a second text block
+//     says what was left out.
+//   - maxItems: a positive integer capping every array of a JSON answer;
+//     the note says how many items were left out.
 //
 // name, description and title are per tool, so they are not allowed with
-// tag; annotations, timeout, nestedStyle, allowSlashes, pinned and allow
-// are.
+// tag; annotations, timeout, nestedStyle, allowSlashes, pinned, allow,
+// fields and maxItems are.
 //
 // # Errors
 //

@@ -23,7 +23,7 @@ const maxPolicyBytes = 4 << 20
 func topKeys() []string { return []string{"version", "tools"} }
 
 func entryKeys() []string {
-	return []string{"method", "path", "operationId", "tag", "name", "description", "title", "annotations", "timeout", "nestedStyle", "allowSlashes", "pinned", "allow"}
+	return []string{"method", "path", "operationId", "tag", "name", "description", "title", "annotations", "timeout", "nestedStyle", "allowSlashes", "pinned", "allow", "fields", "maxItems"}
 }
 
 func annotationKeys() []string {
@@ -235,6 +235,17 @@ func (p *parser) entry(n *yaml.Node, line int) (Entry, map[string]int) {
 			continue
 		case "allow":
 			e.Allow = p.allow(f)
+			continue
+		case "fields":
+			e.Fields = p.names(f)
+			continue
+		case "maxItems":
+			n, err := strconv.Atoi(f.value.Value)
+			if f.value.Kind != yaml.ScalarNode || f.value.ShortTag() != "!!int" || err != nil || n < 1 {
+				p.errorf(f.line, "maxItems must be a positive integer")
+				continue
+			}
+			e.MaxItems = n
 			continue
 		}
 		s, ok := p.str(f)

@@ -76,6 +76,12 @@ type Entry struct {
 	// Allow restricts who may see and call the tool (HTTP callers); nil
 	// means every authenticated caller may.
 	Allow *Allow
+	// Fields keeps only these parts of a JSON answer: dotted paths, "[]"
+	// stepping into arrays ("id", "items[].name", "owner.login"). Nil
+	// keeps everything.
+	Fields []string
+	// MaxItems caps every array of a JSON answer; 0 means no cap.
+	MaxItems int
 	// Line is the 1-based line of the entry in whitelist.yaml, used in error
 	// messages; 0 for entries built in code (messages then say "entry #N").
 	Line int
@@ -123,6 +129,9 @@ type Operation struct {
 	Pinned bool
 	// Allow is the entry's access list; nil when anyone may call.
 	Allow *Allow
+	// Fields and MaxItems are the entry's response shaping (see Entry).
+	Fields   []string
+	MaxItems int
 }
 
 // Allow is a tool's access list: a caller may see and call the tool when

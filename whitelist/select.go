@@ -118,6 +118,7 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 			op.Timeout = e.Timeout
 			op.NestedStyle = e.NestedStyle
 			op.Pinned = e.Pinned
+			op.Fields, op.MaxItems = slices.Clone(e.Fields), e.MaxItems
 			if e.Allow != nil {
 				cp := *e.Allow
 				op.Allow = &cp

@@ -40,6 +40,10 @@ type Shaper struct {
 type Tool struct {
 	Name   string       // for resource URIs and logs
 	Output *schema.Lazy // the output schema; nil or empty: none
+	// Reshape, when set, shapes a redacted JSON answer (the whitelist's
+	// fields and maxItems): it returns the shaped JSON and a note saying
+	// what was left out ("" when nothing), or ok false to keep the answer.
+	Reshape func(red []byte) (shaped []byte, note string, ok bool)
 }
 
 // Shape maps an upstream response to a CallToolResult. Statuses >= 400,
@@ -48,6 +52,15 @@ type Tool struct {
 // that validates against it (see [Shaper.structure]).
 func (s *Shaper) Shape(t Tool, status int, header http.Header, body []byte) *mcp.CallToolResult {
 	res, red := s.shape(t, status, header, body)
+	if !res.IsError && red != nil && t.Reshape != nil {
+		if shaped, note, ok := t.Reshape(red); ok {
+			red = shaped
+			res.Content = []mcp.Content{&mcp.TextContent{Text: string(shaped)}}
+			if note != "" {
+				res.Content = append(res.Content, &mcp.TextContent{Text: note})
+			}
+		}
+	}
 	if !res.IsError && t.Output != nil && t.Output.Raw() != nil {
 		s.structure(t, res, red, len(body) == 0)
 	}

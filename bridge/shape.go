@@ -1,0 +1,237 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// shapePlan is a whitelist entry's response shaping: the parts of a JSON
+// answer to keep (a tree of member names, "[]" stepping into arrays) and a
+// cap on every array. The zero plan keeps everything.
+type shapePlan struct {
+	Keep     *fieldTree
+	MaxItems int
+}
+
+// fieldTree is the set of kept paths: a node with no children keeps the
+// whole value under it.
+type fieldTree struct {
+	Children map[string]*fieldTree
+}
+
+func newShapePlan(fields []string, maxItems int) *shapePlan {
+	if len(fields) == 0 && maxItems == 0 {
+		return nil
+	}
+	p := &shapePlan{MaxItems: maxItems}
+	if len(fields) > 0 {
+		p.Keep = &fieldTree{}
+		for _, f := range fields {
+			n := p.Keep
+			for _, part := range splitPath(f) {
+				if n.Children == nil {
+					n.Children = map[string]*fieldTree{}
+				}
+				c, ok := n.Children[part]
+				if !ok {
+					c = &fieldTree{}
+					n.Children[part] = c
+				}
+				n = c
+			}
+		}
+	}
+	return p
+}
+
+// splitPath turns "items[].owner.login" into items, [], owner, login.
+func splitPath(p string) []string {
+	var out []string
+	for _, seg := range strings.Split(p, ".") {
+		for strings.HasSuffix(seg, "[]") && seg != "[]" {
+			out = append(out, strings.TrimSuffix(seg, "[]"))
+			seg = "[]"
+		}
+		if seg != "" {
+			out = append(out, seg)
+		}
+	}
+	return out
+}
+
+// shaping records what apply left out, for the note the agent reads.
+type shaping struct {
+	dropped []string       // members left out (first ones)
+	nDrop   int            // how many in all
+	cut     map[string]int // array path → items left out
+}
+
+// apply shapes the decoded answer v.
+func (p *shapePlan) apply(v any) (any, string) {
+	s := &shaping{cut: map[string]int{}}
+	out := p.walk(v, p.Keep, "", s)
+	return out, s.note()
+}
+
+func (p *shapePlan) walk(v any, keep *fieldTree, at string, s *shaping) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			var child *fieldTree
+			if keep != nil && keep.Children != nil {
+				c, ok := keep.Children[k]
+				if !ok {
+					s.nDrop++
+					if len(s.dropped) < 10 {
+						s.dropped = append(s.dropped, join(at, k))
+					}
+					continue
+				}
+				child = c
+			}
+			out[k] = p.walk(e, child, join(at, k), s)
+		}
+		return out
+	case []any:
+		var item *fieldTree
+		if keep != nil && keep.Children != nil {
+			item = keep.Children["[]"] // a path that names the array keeps its items whole
+			if item == nil {
+				item = keep // "items.name" reads as "items[].name"
+			}
+		}
+		n := len(x)
+		if p.MaxItems > 0 && n > p.MaxItems {
+			s.cut[at+"[]"] += n - p.MaxItems
+			n = p.MaxItems
+		}
+		out := make([]any, n)
+		for i := range n {
+			out[i] = p.walk(x[i], item, at+"[]", s)
+		}
+		return out
+	}
+	return v
+}
+
+func join(at, k string) string {
+	if at == "" {
+		return k
+	}
+	return at + "." + k
+}
+
+// note says what the shaping left out ("" when nothing).
+func (s *shaping) note() string {
+	var parts []string
+	if len(s.cut) > 0 {
+		paths := make([]string, 0, len(s.cut))
+		for p := range s.cut {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			name := strings.TrimSuffix(p, "[]")
+			if name == "" {
+				name = "the answer"
+			}
+			parts = append(parts, fmt.Sprintf("%d items of %s left out (maxItems)", s.cut[p], name))
+		}
+	}
+	if s.nDrop > 0 {
+		sort.Strings(s.dropped)
+		more := ""
+		if s.nDrop > len(s.dropped) {
+			more = fmt.Sprintf(" and %d more", s.nDrop-len(s.dropped))
+		}
+		parts = append(parts, fmt.Sprintf("fields not kept by the whitelist's fields: %s%s", strings.Join(s.dropped, ", "), more))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Shaped answer: " + strings.Join(parts, "; ") + "."
+}
+
+// reshape is the result.Tool hook: it shapes redacted JSON.
+func (p *shapePlan) reshape(red []byte) ([]byte, string, bool) {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(red)))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, "", false
+	}
+	out, note := p.apply(v)
+	data, err := json.Marshal(out)
+	if err != nil {
+		return nil, "", false
+	}
+	return data, note, true
+}
+
+// shapeSchema prunes an output schema's properties to the kept fields, so
+// the schema follows the shaping; $ref'd parts are left whole.
+func (p *shapePlan) shapeSchema(raw json.RawMessage) json.RawMessage {
+	if p == nil || p.Keep == nil || raw == nil {
+		return raw
+	}
+	var root map[string]any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(&root); err != nil {
+		return raw
+	}
+	pruneSchema(root, p.Keep)
+	out, err := json.Marshal(root)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func pruneSchema(s map[string]any, keep *fieldTree) {
+	if keep == nil || keep.Children == nil {
+		return
+	}
+	if props, ok := s["properties"].(map[string]any); ok {
+		for name, ps := range props {
+			c, ok := keep.Children[name]
+			if !ok {
+				delete(props, name)
+				continue
+			}
+			if m, ok := ps.(map[string]any); ok {
+				pruneSchema(m, c)
+			}
+		}
+		if req, ok := s["required"].([]any); ok {
+			kept := req[:0]
+			for _, r := range req {
+				if n, ok := r.(string); ok {
+					if _, ok := props[n]; ok {
+						kept = append(kept, r)
+					}
+				}
+			}
+			s["required"] = kept
+		}
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		c := keep.Children["[]"]
+		if c == nil {
+			c = keep
+		}
+		pruneSchema(items, c)
+	}
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		if alts, ok := s[k].([]any); ok {
+			for _, a := range alts {
+				if m, ok := a.(map[string]any); ok {
+					pruneSchema(m, keep)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package bridge_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/specloader"
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+const shapeSpec = `openapi: 3.0.3
+info: {title: shape, version: "1"}
+paths:
+  /repos:
+    get:
+      operationId: listRepos
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  total: {type: integer}
+                  items:
+                    type: array
+                    items:
+                      type: object
+                      properties:
+                        name: {type: string}
+                        owner: {type: object, properties: {login: {type: string}, id: {type: integer}}}
+                        description: {type: string}
+`
+
+// TestResponseShaping checks fields and maxItems: the answer keeps only the
+// listed paths, arrays are capped, a note says what was left out, the
+// output schema follows, and structuredContent matches the shaped text.
+func TestResponseShaping(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"total":3,"items":[{"name":"a","owner":{"login":"x","id":1},"description":"long"},{"name":"b","owner":{"login":"y","id":2}},{"name":"c"}]}`))
+	}))
+	defer up.Close()
+	res, err := specloader.LoadData(t.Context(), []byte(shapeSpec), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := whitelist.Parse(strings.NewReader("tools:\n  - operationId: listRepos\n    fields: [total, \"items[].name\", \"items[].owner.login\"]\n    maxItems: 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := policy.Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, cat)
+	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "listRepos"})
+	if err != nil || r.IsError {
+		t.Fatalf("call: %v %+v", err, r)
+	}
+	want := `{"items":[{"name":"a","owner":{"login":"x"}},{"name":"b","owner":{"login":"y"}}],"total":3}`
+	if got := r.Content[0].(*mcp.TextContent).Text; got != want {
+		t.Errorf("shaped text:\n got %s\nwant %s", got, want)
+	}
+	if len(r.Content) != 2 || !strings.Contains(r.Content[1].(*mcp.TextContent).Text, "1 items of items left out (maxItems)") ||
+		!strings.Contains(r.Content[1].(*mcp.TextContent).Text, "items[].description") {
+		t.Errorf("note: %+v", r.Content)
+	}
+	sc, _ := json.Marshal(r.StructuredContent)
+	if diff := cmp.Diff(want, string(sc)); diff != "" {
+		t.Errorf("structuredContent (-want +got):\n%s", diff)
+	}
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(tools.Tools[0].OutputSchema)
+	if strings.Contains(string(out), `"description":{`) || strings.Contains(string(out), `"id":{`) || !strings.Contains(string(out), `"login"`) {
+		t.Errorf("output schema does not follow the shaping: %s", out)
+	}
+}
