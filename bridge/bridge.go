@@ -54,6 +54,10 @@ type Options struct {
 	Timeout time.Duration
 	// MaxResponseBytes bounds an upstream body; 0 means 10 MiB.
 	MaxResponseBytes int64
+	// Truncate turns a successful answer over MaxResponseBytes into a valid,
+	// truncated result (a JSON array keeps the items that fit, other bodies
+	// are cut with a marker) instead of a too_large error.
+	Truncate bool
 	// MaxArgumentBytes bounds a call's arguments (JSON); 0 means 8 MiB.
 	MaxArgumentBytes int64
 	// MaxArgumentDepth bounds the nesting of arrays and objects in the

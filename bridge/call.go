@@ -71,7 +71,20 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	defer resp.Body.Close()
 	out.Status = resp.StatusCode
 	step(ctx, call.Progress, 2, fmt.Sprintf("%s: upstream answered HTTP %d", t.plan.Label, resp.StatusCode))
-	body, err := upstream.ReadLimited(resp.Body, resp.ContentLength, c.opts.MaxResponseBytes)
+	var body []byte
+	if c.opts.Truncate && resp.StatusCode < 300 {
+		var cut bool
+		body, cut, err = upstream.ReadPrefix(resp.Body, c.opts.MaxResponseBytes)
+		if err == nil && cut {
+			out.Upstream = time.Since(sent)
+			out.BytesOut = int64(len(body))
+			out.Result = c.truncated(t, resp, body)
+			out.Detail = fmt.Sprintf("answer truncated at %d bytes", len(body))
+			return out
+		}
+	} else {
+		body, err = upstream.ReadLimited(resp.Body, resp.ContentLength, c.opts.MaxResponseBytes)
+	}
 	out.Upstream = time.Since(sent)
 	if err != nil {
 		if !errors.Is(err, ErrResponseTooLarge) {

@@ -132,3 +132,13 @@ func (s *Shaper) mismatch(tool, first string) {
 		ce.Write(zap.String("tool", tool), zap.String("first_difference", first))
 	}
 }
+
+// Structure gives res, a successful result built elsewhere (a truncated
+// answer), the structuredContent its tool's output schema requires: red
+// when it conforms, else a reduced or empty one.
+func (s *Shaper) Structure(name string, output *schema.Lazy, res *mcp.CallToolResult, red []byte) {
+	if output == nil || output.Raw() == nil {
+		return
+	}
+	s.structure(Tool{Name: name, Output: output}, res, red, false)
+}

@@ -60,3 +60,16 @@ func FailureKind(err error) string {
 	}
 	return "transport error"
 }
+
+// ReadPrefix reads at most max bytes of r; truncated reports that r had
+// more (which is then left unread).
+func ReadPrefix(r io.Reader, max int64) (prefix []byte, truncated bool, err error) {
+	body, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(body)) > max {
+		return body[:max], true, nil
+	}
+	return body, false, nil
+}

@@ -273,6 +273,7 @@ func (a *app) bridgeOptions() bridge.Options {
 		Timeout:              cfg.Timeout,
 		MaxResponseBytes:     cfg.MaxResponseBytes,
 		MaxArgumentBytes:     cfg.MaxArgumentBytes,
+		Truncate:             cfg.Truncate,
 		Tools:                cfg.Tools,
 		MaxDescriptionLength: cfg.MaxDescription,
 		SchemaDetail:         cfg.SchemaDetail,

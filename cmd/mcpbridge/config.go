@@ -51,6 +51,7 @@ type Config struct {
 	MaxResponseBytes   int64         `mapstructure:"max-response-bytes"`
 	MaxOutputSchema    int           `mapstructure:"max-output-schema-bytes"`
 	MaxArgumentBytes   int64         `mapstructure:"max-argument-bytes"`
+	Truncate           bool          `mapstructure:"truncate"`
 	MaxConcurrency     int           `mapstructure:"max-concurrency"`
 	MaxQueue           int           `mapstructure:"max-queue"`
 	Tools              string        `mapstructure:"tools"`
@@ -152,6 +153,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Duration("timeout", 30*time.Second, "time limit for one tool call, retries included")
 	fs.Int("retries", 2, "retries for idempotent calls on connection errors, 429, 502, 503, 504 (0 disables)")
 	fs.Int64("max-response-bytes", 10<<20, "size limit for an upstream response body")
+	fs.Bool("truncate", true, "an answer over --max-response-bytes becomes a truncated result (JSON arrays keep the items that fit) instead of an error")
 	fs.Int64("max-argument-bytes", 8<<20, "largest tool-call arguments accepted (JSON bytes)")
 	fs.Int("max-concurrency", 64, "upstream calls in flight at once; more wait in a queue (-1: no limit)")
 	fs.Int("max-queue", 256, "calls waiting for a free slot; beyond, a call is refused as busy (0: no queue)")

@@ -1,0 +1,83 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/bridge/media"
+)
+
+// truncated is the result of an answer longer than MaxResponseBytes, of
+// which prefix was read: a JSON array keeps the items that arrived whole
+// (still valid JSON), anything else is cut at a safe point with a marker.
+// It is never an invalid JSON fragment, and it declares no
+// structuredContent unless the shaper can make a conforming one.
+func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte) *mcp.CallToolResult {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	limit := c.opts.MaxResponseBytes
+	if media.Classify(mt) == media.JSON || mt == "" {
+		if items, ok := arrayPrefix(prefix); ok {
+			raw, err := json.Marshal(items)
+			if err == nil {
+				if red, err := c.redactor.RedactJSON(nil, raw); err == nil {
+					note := fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the first %d items are above, the rest were left out.", limit, len(items))
+					res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(red)}, &mcp.TextContent{Text: note}}}
+					if t.output.Raw() != nil {
+						// An array is not the object the schema describes:
+						// the shaper's fallback gives a conforming {}.
+						c.shaper.Structure(t.def.Name, &t.output, res, nil)
+					}
+					return res
+				}
+			}
+		}
+	}
+	red, _ := c.redactor.RedactBody(mt, prefix)
+	text := safeCut(red)
+	res := &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: text},
+		&mcp.TextContent{Text: fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the text above stops at %d bytes.", limit, len(text))},
+	}}
+	if t.output.Raw() != nil {
+		c.shaper.Structure(t.def.Name, &t.output, res, nil)
+	}
+	return res
+}
+
+// arrayPrefix decodes the items of a JSON array that arrived whole.
+func arrayPrefix(prefix []byte) ([]json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil, false
+	}
+	items := []json.RawMessage{}
+	for dec.More() {
+		var item json.RawMessage
+		if err := dec.Decode(&item); err != nil {
+			break // the item the limit cut
+		}
+		items = append(items, item)
+	}
+	return items, true
+}
+
+// safeCut ends redacted text before its last run of non-space bytes, which
+// the limit may have cut inside (half a secret would not match a rule),
+// and at a UTF-8 boundary.
+func safeCut(b []byte) string {
+	i := bytes.LastIndexFunc(b, unicode.IsSpace)
+	if i > 0 {
+		b = b[:i]
+	}
+	for len(b) > 0 && !utf8.Valid(b) {
+		b = b[:len(b)-1]
+	}
+	return string(b) + " …(truncated)"
+}
