@@ -83,3 +83,10 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(rb)]
 }
+
+// Suggest is the "did you mean" suffix for a name that matched none of
+// candidates (`; did you mean "getItem"?`), or "" when none is close: the
+// same rule the whitelist's own errors use, for other commands' messages.
+func Suggest(name string, candidates []string) string {
+	return didYouMean(closest(name, candidates, candidates))
+}

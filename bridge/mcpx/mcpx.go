@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
 	oteltrace "go.opentelemetry.io/otel/trace"
@@ -235,8 +236,17 @@ func traceContext(ctx context.Context, req *mcp.CallToolRequest) context.Context
 
 // identity is the caller transport's auth established for an HTTP request.
 func identity(extra *mcp.RequestExtra) *bridge.Identity {
+	// The remote header is set by the HTTP transport from the connection,
+	// never forwarded from a client.
+	return IdentityOf(extra.TokenInfo, extra.Header.Get("X-Mcpbridge-Remote"))
+}
+
+// IdentityOf is the caller the HTTP transport authenticated (ti; nil when
+// auth is off), with remote as its address when the token does not carry
+// one. The REST facade uses it too.
+func IdentityOf(ti *auth.TokenInfo, remote string) *bridge.Identity {
 	id := &bridge.Identity{}
-	if ti := extra.TokenInfo; ti != nil {
+	if ti != nil {
 		id.ID = ti.UserID
 		id.Scopes = ti.Scopes
 		if rest, ok := strings.CutPrefix(ti.UserID, "jwt:"); ok {
@@ -245,13 +255,12 @@ func identity(extra *mcp.RequestExtra) *bridge.Identity {
 				id.Subject = rest[i+1:]
 			}
 		}
-		if remote, ok := ti.Extra["remote"].(string); ok {
-			id.Remote = remote
+		if r, ok := ti.Extra["remote"].(string); ok {
+			id.Remote = r
 		}
 	}
 	if id.Remote == "" {
-		// Set by the HTTP transport from the connection, never forwarded.
-		id.Remote = extra.Header.Get("X-Mcpbridge-Remote")
+		id.Remote = remote
 	}
 	return id
 }

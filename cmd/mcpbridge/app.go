@@ -472,19 +472,11 @@ func (a *app) httpRoutes(rt *bridge.Runtime) map[string]http.Handler {
 
 // restIdentity is the caller transport authenticated for a REST request.
 func restIdentity(r *http.Request) *bridge.Identity {
-	id := &bridge.Identity{Remote: r.Header.Get(transport.RemoteHeader)}
-	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
-		id.ID, id.Scopes = ti.UserID, ti.Scopes
-		if rest, ok := strings.CutPrefix(ti.UserID, "jwt:"); ok {
-			if i := strings.LastIndexByte(rest, '|'); i >= 0 {
-				id.Subject = rest[i+1:]
-			}
-		}
+	remote := r.Header.Get(transport.RemoteHeader)
+	if remote == "" {
+		remote = r.RemoteAddr
 	}
-	if id.Remote == "" {
-		id.Remote = r.RemoteAddr
-	}
-	return id
+	return mcpx.IdentityOf(auth.TokenInfoFromContext(r.Context()), remote)
 }
 
 // tools prints the tools serve would expose.

@@ -60,7 +60,7 @@ func (a *app) call(ctx context.Context, name string) error {
 	}
 	out, err := rt.Call(ctx, &bridge.Call{Tool: name, Args: args, Caller: bridge.Local, Transport: "cli"})
 	if errors.Is(err, bridge.ErrUnknownTool) {
-		return fmt.Errorf("no tool %q%s (mcpbridge tools lists them)", name, suggest(name, catalogToolNames(rt.Catalog())))
+		return fmt.Errorf("no tool %q%s (mcpbridge tools lists them)", name, whitelist.Suggest(name, catalogToolNames(rt.Catalog())))
 	}
 	if err != nil {
 		return err
@@ -80,41 +80,6 @@ func catalogToolNames(c *bridge.Catalog) []string {
 		names = append(names, t.Name())
 	}
 	return names
-}
-
-// suggest names the closest candidate to s (by edit distance), if any is
-// close enough to be a typo.
-func suggest(s string, candidates []string) string {
-	best, bestD := "", len(s)/2+2
-	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // maxReport bounds each group of a validate report.
