@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/request"
@@ -246,7 +250,7 @@ func (a *app) countRedactions(n int) {
 // default rules, the configured ones, and the upstream credentials.
 func (cfg *Config) logRedactor() *sanitizer.Redactor {
 	red, err := sanitizer.New(sanitizer.Rules{Keys: cfg.RedactKeys, Patterns: cfg.RedactPatterns, Prefixes: cfg.RedactPrefixes,
-		Secrets: append(cfg.credentials().Secrets(), cfg.APIKeys...)})
+		Secrets: append(append(cfg.credentials().Secrets(), cfg.APIKeys...), nonEmpty(cfg.UpstreamAuth.OAuth2.ClientSecret)...)})
 	if err != nil {
 		red, _ = sanitizer.New(sanitizer.Rules{Secrets: cfg.credentials().Secrets()}) // Validate reported the bad pattern
 	}
@@ -268,6 +272,7 @@ func (a *app) bridgeOptions() bridge.Options {
 			Patterns: cfg.RedactPatterns,
 			Prefixes: cfg.RedactPrefixes,
 			OnRedact: a.countRedactions,
+			Secrets:  nonEmpty(cfg.UpstreamAuth.OAuth2.ClientSecret),
 		},
 		Credentials:          creds,
 		Timeout:              cfg.Timeout,
@@ -291,10 +296,50 @@ func (a *app) bridgeOptions() bridge.Options {
 func (a *app) upstreamClient() bridge.Doer {
 	a.clientOnce.Do(func() {
 		tlsConf, _ := a.cfg.upstreamTLS() // Validate already reported its errors
+		hooks := []func(http.RoundTripper) http.RoundTripper{a.oauth2Transport(tlsConf)}
+		if h := trace.Transport(a.tracing.TracerProvider()); h != nil { // nil when tracing is off
+			hooks = append(hooks, h)
+		}
 		a.client = upstream.New(upstream.Options{Retries: retries(a.cfg.Retries), Logger: a.log, TLS: tlsConf,
-			Transport: trace.Transport(a.tracing.TracerProvider())}) // nil when tracing is off
+			Transport: func(rt http.RoundTripper) http.RoundTripper {
+				for _, h := range hooks {
+					if h != nil {
+						rt = h(rt)
+					}
+				}
+				return rt
+			}})
 	})
 	return a.client
+}
+
+// nonEmpty is s as a list, empty when s is "".
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// oauth2Transport attaches the client-credentials token to every upstream
+// request (nil when no grant is configured). Tokens are fetched from the
+// token URL with the upstream's TLS settings, cached, and refreshed when
+// they expire; they are never logged.
+func (a *app) oauth2Transport(tlsConf *tls.Config) func(http.RoundTripper) http.RoundTripper {
+	o := a.cfg.UpstreamAuth.OAuth2
+	if !o.on() {
+		return nil
+	}
+	cc := &clientcredentials.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: o.TokenURL, Scopes: o.Scopes}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if tlsConf != nil {
+		tr.TLSClientConfig = tlsConf.Clone()
+	}
+	// The token request gets its own bounded client; the context only
+	// carries it (token fetches outlive any one call).
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Transport: tr, Timeout: 30 * time.Second})
+	src := oauth2.ReuseTokenSource(nil, cc.TokenSource(ctx))
+	return func(rt http.RoundTripper) http.RoundTripper { return &oauth2.Transport{Source: src, Base: rt} }
 }
 
 // outputSchemaLimit maps the flag (0: none, -1: unlimited) to

@@ -119,7 +119,21 @@ type UpstreamAuth struct {
 	Query         map[string]string `mapstructure:"query"`   // API keys in the query string
 	Headers       map[string]string `mapstructure:"headers"` // API keys in headers
 	Cookies       map[string]string `mapstructure:"cookies"` // API keys in cookies
+	OAuth2        OAuth2            `mapstructure:"oauth2"`  // client credentials grant
 }
+
+// OAuth2 is the upstream's OAuth 2.0 client credentials grant: the bridge
+// fetches a token from TokenURL, caches it until it expires, and sends it
+// as "Authorization: Bearer".
+type OAuth2 struct {
+	TokenURL     string   `mapstructure:"tokenURL"`
+	ClientID     string   `mapstructure:"clientID"`
+	ClientSecret string   `mapstructure:"clientSecret"`
+	Scopes       []string `mapstructure:"scopes"`
+}
+
+// on reports whether the grant is configured.
+func (o OAuth2) on() bool { return o.TokenURL != "" }
 
 // QuotaEntry is a per-identity quota of the config file (a list, because
 // identities such as "jwt:https://idp.example|sub" hold dots, which viper
@@ -386,6 +400,17 @@ func (c *Config) Validate(cmd string) error {
 	}
 	if _, err := c.upstreamTLS(); err != nil {
 		add("%v", err)
+	}
+	if o := c.UpstreamAuth.OAuth2; o.on() || o.ClientID != "" || o.ClientSecret != "" {
+		if u, err := url.Parse(o.TokenURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			add("upstream-auth.oauth2.tokenURL %q must be an absolute http(s) URL", specloader.RedactURL(o.TokenURL))
+		}
+		if o.ClientID == "" || o.ClientSecret == "" {
+			add("upstream-auth.oauth2 needs clientID and clientSecret")
+		}
+		if c.UpstreamToken != "" || c.UpstreamAuth.BasicUser != "" {
+			add("upstream-auth.oauth2 conflicts with --upstream-token and basic auth: choose one")
+		}
 	}
 	switch c.QuotaFail {
 	case "open", "closed":
