@@ -226,12 +226,9 @@ func (p *parser) entry(n *yaml.Node, line int) (Entry, map[string]int) {
 			e.AllowSlashes = p.names(f)
 			continue
 		case "pinned":
-			b, err := strconv.ParseBool(f.value.Value)
-			if f.value.Kind != yaml.ScalarNode || f.value.ShortTag() != "!!bool" || err != nil {
-				p.errorf(f.line, "pinned must be true or false")
-				continue
+			if b, ok := p.boolean(f); ok {
+				e.Pinned = b
 			}
-			e.Pinned = b
 			continue
 		case "allow":
 			e.Allow = p.allow(f)
@@ -341,9 +338,8 @@ func (p *parser) annotations(f field) *Annotations {
 	}
 	a := &Annotations{}
 	for _, af := range p.fields(f.value, "annotations", annotationKeys()) {
-		b, err := strconv.ParseBool(af.value.Value)
-		if af.value.Kind != yaml.ScalarNode || af.value.ShortTag() != "!!bool" || err != nil {
-			p.errorf(af.line, "%s must be true or false", af.key)
+		b, ok := p.boolean(af)
+		if !ok {
 			continue
 		}
 		switch af.key {
@@ -385,6 +381,17 @@ func (p *parser) allow(f field) *Allow {
 		p.errorf(f.line, "allow lists nobody: give keys, subjects or scopes (leave allow out to let every caller use the tool)")
 	}
 	return a
+}
+
+// boolean reads f as a YAML boolean (true/false, not "yes" or a string),
+// reporting anything else.
+func (p *parser) boolean(f field) (bool, bool) {
+	b, err := strconv.ParseBool(f.value.Value)
+	if f.value.Kind != yaml.ScalarNode || f.value.ShortTag() != "!!bool" || err != nil {
+		p.errorf(f.line, "%s must be true or false", f.key)
+		return false, false
+	}
+	return b, true
 }
 
 // resolve follows an alias to the node it names.
