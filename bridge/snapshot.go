@@ -16,7 +16,7 @@ import (
 
 // snapshotVersion changes whenever the encoded form or the meaning of a
 // prepared tool changes; an older snapshot is then rejected and rebuilt.
-const snapshotVersion = 9
+const snapshotVersion = 10
 
 // snapshot is the serializable form of a catalog: the request plans
 // themselves (plain data by design) plus the definition fields and schema
@@ -38,6 +38,7 @@ type snapTool struct {
 	Input, Output            []byte
 	Plan                     request.Plan
 	Tags                     []string
+	OperationID, Path        string
 	Pinned                   bool
 	Allow                    *whitelist.Allow
 	Fields                   []string
@@ -62,7 +63,7 @@ func (c *Catalog) Snapshot() ([]byte, error) {
 		ts := snapTool{
 			Name: t.def.Name, Title: t.def.Title, Description: t.def.Description,
 			Input: t.input.Raw(), Output: t.output.Raw(),
-			Plan: t.plan, Tags: t.tags, Pinned: t.pinned, Allow: t.allow, Fields: t.fields, MaxItems: t.maxItm, Timeout: t.timeout, Retry: t.retry,
+			Plan: t.plan, Tags: t.tags, OperationID: t.opID, Path: t.path, Pinned: t.pinned, Allow: t.allow, Fields: t.fields, MaxItems: t.maxItm, Timeout: t.timeout, Retry: t.retry,
 		}
 		if t.def.Annotations != nil {
 			raw, err := json.Marshal(t.def.Annotations)
@@ -119,7 +120,7 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 				Name: ts.Name, Title: ts.Title, Description: ts.Description, Annotations: &ann,
 				InputSchema: json.RawMessage(ts.Input),
 			},
-			plan: ts.Plan, tags: ts.Tags, pinned: ts.Pinned, allow: ts.Allow, fields: ts.Fields, maxItm: ts.MaxItems, shape: newShapePlan(ts.Fields, ts.MaxItems), timeout: ts.Timeout, retry: ts.Retry,
+			plan: ts.Plan, tags: ts.Tags, opID: ts.OperationID, path: ts.Path, pinned: ts.Pinned, allow: ts.Allow, fields: ts.Fields, maxItm: ts.MaxItems, shape: newShapePlan(ts.Fields, ts.MaxItems), timeout: ts.Timeout, retry: ts.Retry,
 			input: schema.NewLazy(ts.Input), output: schema.NewLazy(ts.Output),
 		}
 		if ts.Output != nil {

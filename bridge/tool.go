@@ -33,6 +33,8 @@ type Tool struct {
 	retry   bool
 	builtin builtin          // non-zero: answered by the bridge itself (ping, meta-tools)
 	tags    []string         // the operation's tags, for search_operations
+	opID    string           // the operation's operationId ("" when the spec gives none)
+	path    string           // the operation's path as the spec writes it
 	pinned  bool             // listed in hybrid mode
 	allow   *whitelist.Allow // nil: every caller may use the tool
 	shape   *shapePlan       // whitelist fields/maxItems; nil: answers as they come
@@ -73,6 +75,25 @@ func (t *Tool) Builtin() bool { return t.builtin != notBuiltin }
 
 // ReadOnly reports the tool's readOnlyHint.
 func (t *Tool) ReadOnly() bool { return t.def.Annotations != nil && t.def.Annotations.ReadOnlyHint }
+
+// Operation says which OpenAPI operation the tool calls, for listings
+// (mcpbridge tools) and selection previews; the zero Operation for a
+// built-in.
+type Operation struct {
+	Method      string   `json:"method"`
+	Path        string   `json:"path"`
+	OperationID string   `json:"operationId,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+}
+
+// Operation is the operation the tool calls (zero for a built-in). Its
+// Tags are shared: never modify them.
+func (t *Tool) Operation() Operation {
+	if t.builtin != notBuiltin {
+		return Operation{}
+	}
+	return Operation{Method: t.plan.Method, Path: t.path, OperationID: t.opID, Tags: t.tags}
+}
 
 // Plan is the request plan (the zero Plan for a built-in).
 func (t *Tool) Plan() *request.Plan { return &t.plan }
@@ -349,6 +370,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	}
 	ann.Title = title
 	t.tags = o.Tags
+	t.opID, t.path = o.OperationID, op.Path
 	t.pinned, t.allow = op.Pinned, allowOf(op.Allow)
 	t.def = &mcp.Tool{
 		Name:        toolName(op.Name, o.OperationID, op.Method, op.Path),
