@@ -26,6 +26,7 @@ type drain struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced whenever pending drops
 	pending int
+	ids     map[string]struct{} // ids (JSON text) of the calls not yet answered
 
 	outPrefix []byte // the start of the current output line (up to outPeek bytes)
 	outSeen   bool   // the current output line is already classified
@@ -33,13 +34,28 @@ type drain struct {
 
 const outPeek = 256
 
-func newDrain() *drain { return &drain{changed: make(chan struct{})} }
+func newDrain() *drain { return &drain{changed: make(chan struct{}), ids: map[string]struct{}{}} }
 
-// call records a request handed to go-sdk, which will be answered.
-func (d *drain) call() {
+// maxTrackedID is the longest id (JSON text) whose reuse is detected; a
+// response's id must fit in outPeek to be read back.
+const maxTrackedID = 128
+
+// call records a request handed to go-sdk, which will be answered. It
+// reports false, recording nothing, when a call with the same id is still
+// unanswered: go-sdk drops such a duplicate without a word ("request ID
+// already in use" goes nowhere), so the client would wait forever and
+// end-of-input would wait maxDrain for an answer that never comes.
+func (d *drain) call(id []byte) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if len(id) > 0 && len(id) <= maxTrackedID {
+		if _, dup := d.ids[string(id)]; dup {
+			return false
+		}
+		d.ids[string(id)] = struct{}{}
+	}
 	d.pending++
+	return true
 }
 
 // writer wraps out.
@@ -51,14 +67,20 @@ type drainWriter struct {
 }
 
 func (w *drainWriter) Write(p []byte) (int, error) {
+	// Ids are freed before the write: a client may reuse an id as soon as
+	// it has read the answer. The count drops after it, so that wait
+	// returns only once the last answer is out.
+	answered := w.d.sawOutput(p)
 	n, err := w.out.Write(p)
-	w.d.sawOutput(p[:n])
+	w.d.answered(answered)
 	return n, err
 }
 
 func (w *drainWriter) Close() error { return w.out.Close() }
 
-func (d *drain) sawOutput(p []byte) {
+// sawOutput classifies the output lines p ends or continues, frees the
+// ids of the responses among them and returns how many there are.
+func (d *drain) sawOutput(p []byte) (responses int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for len(p) > 0 {
@@ -71,21 +93,33 @@ func (d *drain) sawOutput(p []byte) {
 			room := outPeek - len(d.outPrefix)
 			d.outPrefix = append(d.outPrefix, chunk[:min(room, len(chunk))]...)
 			if len(d.outPrefix) >= outPeek || i >= 0 {
-				if isResponse(d.outPrefix) {
-					d.pending--
-					close(d.changed)
-					d.changed = make(chan struct{})
+				if id, ok := outputResponseID(d.outPrefix); ok {
+					delete(d.ids, string(id))
+					responses++
 				}
 				d.outSeen = true
 			}
 		}
 		if i < 0 {
-			return
+			return responses
 		}
 		d.outPrefix = d.outPrefix[:0]
 		d.outSeen = false
 		p = p[i+1:]
 	}
+	return responses
+}
+
+// answered records n responses written.
+func (d *drain) answered(n int) {
+	if n == 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.pending -= n
+	close(d.changed)
+	d.changed = make(chan struct{})
 }
 
 // wait blocks until every request read has been answered, or max passes.
@@ -107,35 +141,51 @@ func (d *drain) wait(max time.Duration) {
 	}
 }
 
-// isResponse reads the first keys of an output message: a response has an
-// id that is not followed by a method.
-func isResponse(prefix []byte) bool {
+// outputResponseID reads the first keys of an output message: a response has an
+// id that is not followed by a method. It returns the id as canonical JSON
+// text ([idKey]; nil if it did not fit in the prefix).
+func outputResponseID(prefix []byte) (id []byte, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(prefix))
+	dec.UseNumber()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return false
+		return nil, false
 	}
 	sawID := false
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return false
+			return nil, false
 		}
 		key, _ := tok.(string)
 		switch key {
-		case "id":
-			sawID = true
 		case "method":
-			return false
+			return nil, false
 		case "result", "error":
-			return sawID
-		}
-		if key == "params" {
-			return false // a request or notification (method comes first)
+			return id, sawID
+		case "params":
+			return nil, false // a request or notification (method comes first)
+		case "id":
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				return nil, sawID
+			}
+			sawID, id = true, idKey(v)
+			continue
 		}
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
-			return false
+			return nil, false
 		}
 	}
-	return false
+	return nil, false
+}
+
+// idKey is the JSON text of an id (a string, an int64 or a json.Number),
+// the same for a request's id as read and for its response's as written.
+func idKey(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
 }

@@ -144,8 +144,9 @@ func (f *frameReader) check(msg []byte) {
 	case code != 0:
 		f.refuse(recoverID(msg), code, text)
 	default:
-		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
-			f.drain.call()
+		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() && !f.drain.call(idKey(req.ID.Raw())) {
+			f.refuse(req.ID.Raw(), jsonrpc.CodeInvalidRequest, "Invalid Request: request id already in use by a call not yet answered")
+			return
 		}
 		f.queued = append(msg, '\n')
 	}
