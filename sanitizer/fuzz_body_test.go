@@ -15,6 +15,10 @@ var bodyMediaTypes = []string{
 	"application/json", "application/problem+json", "application/x-ndjson", "application/json-seq",
 	"application/xml", "text/html", "application/x-www-form-urlencoded", "text/plain", "application/yaml", "application/x-env",
 	"image/png", "application/octet-stream", "", "multipart/mixed; boundary=b1", "text/plain; charset=utf-16",
+	// The suffix and alias routes to those kinds: +xml, +yaml, +json-seq,
+	// TOML and properties, scripts, form-data, message/*.
+	"application/soap+xml", "application/vnd.k8s+yaml", "application/geo+json-seq", "application/toml", "text/x-java-properties",
+	"application/javascript", "multipart/form-data; boundary=b1", "message/rfc822",
 }
 
 // bodySeeds are bodies of every kind, secrets in all their forms included.
