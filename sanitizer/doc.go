@@ -72,7 +72,9 @@
 // [Rules.Keys] adds names
 // compared whole after folding ASCII case and deleting '-' and '_'
 // ("X-Session" matches "x_session"). [Rules.NoDefaults] drops the built-in
-// rule. [Redactor.IsSensitiveKey] exposes the decision.
+// rule. [Rules.AllowKeys] exempts names from both (compared the same way),
+// for a tool whose job is to return a secret; the value rules still apply
+// inside their values. [Redactor.IsSensitiveKey] exposes the decision.
 //
 // # Values
 //

@@ -46,6 +46,13 @@ type Rules struct {
 	// XML-escaped, UTF-16). Secrets shorter than 4 characters are ignored,
 	// as are those found inside Mask itself.
 	Secrets []string
+	// AllowKeys are member names whose values the key rules leave alone
+	// (the built-in word rule and Keys alike), compared as Keys are: for a
+	// tool whose job is to return a secret. Value rules still apply to
+	// those values: configured Secrets, patterns, prefixes and the built-in
+	// value patterns are masked inside them as anywhere else. Names longer
+	// than 63 bytes once normalized are ignored.
+	AllowKeys []string
 	// NoDefaults drops the built-in key rule and value patterns, leaving
 	// only what the other fields list.
 	NoDefaults bool
@@ -67,6 +74,7 @@ type Redactor struct {
 	keyMin   int                 // shortest normalized name (0: no keys)
 	keyMax   int                 // longest normalized name
 	keyLens  uint64              // bit n set: some normalized name has n bytes
+	allow    map[string]struct{} // normalized Rules.AllowKeys; nil: none
 
 	first     [256]uint16 // per byte: anchors it may start, plus fCtl/fEsc
 	follow    [256]uint16 // per byte: anchors it may be the second byte of
@@ -108,6 +116,15 @@ func New(r Rules) (*Redactor, error) {
 			red.keyMin = len(n)
 		}
 		red.keyLens |= 1 << len(n)
+	}
+
+	for _, k := range r.AllowKeys {
+		if n := normalizeKey(k); n != "" && len(n) < maxKeyLen {
+			if red.allow == nil {
+				red.allow = make(map[string]struct{})
+			}
+			red.allow[n] = struct{}{}
+		}
 	}
 
 	for _, p := range r.Patterns {
@@ -208,7 +225,31 @@ func isSensitiveKey[T text](r *Redactor, k T) bool {
 
 // sensitiveKey is isSensitiveKey past its inlined first test.
 func sensitiveKey[T text](r *Redactor, k T) bool {
-	return r.words && defaultSensitive(k) || r.keyMax != 0 && isConfiguredKey(r, k)
+	return (r.words && defaultSensitive(k) || r.keyMax != 0 && isConfiguredKey(r, k)) && (r.allow == nil || !isAllowedKey(r, k))
+}
+
+// isAllowedKey reports whether k is one of Rules.AllowKeys. It runs only
+// for names a key rule matched, so it need not be quick; it does not
+// allocate.
+func isAllowedKey[T text](r *Redactor, k T) bool {
+	var buf [maxKeyLen]byte
+	n := 0
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c == '-' || c == '_' {
+			continue
+		}
+		if n == len(buf) {
+			return false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	_, ok := r.allow[string(buf[:n])]
+	return ok
 }
 
 // isConfiguredKey reports whether k is one of Rules.Keys. A first pass
