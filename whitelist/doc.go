@@ -76,10 +76,17 @@
 //     says what was left out.
 //   - maxItems: a positive integer capping every array of a JSON answer;
 //     the note says how many items were left out.
+//   - redact: {allowKeys: [token, ...]}: for a tool whose job is to return
+//     a secret (creating an API token, say), the members of its answers
+//     (JSON, XML, form, text "name": value) with these names are not masked
+//     by the key-name rules; names compare as the sanitizer's do (case and
+//     '-'/'_' ignored). The configured upstream credentials and the secret
+//     value patterns are still masked inside them. Off by default; the
+//     bridge logs each such tool at startup (INFO).
 //
 // name, description and title are per tool, so they are not allowed with
 // tag; annotations, timeout, nestedStyle, allowSlashes, pinned, allow,
-// fields and maxItems are.
+// fields, maxItems and redact are.
 //
 // # Errors
 //
