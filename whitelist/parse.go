@@ -23,7 +23,7 @@ const maxPolicyBytes = 4 << 20
 func topKeys() []string { return []string{"version", "tools"} }
 
 func entryKeys() []string {
-	return []string{"method", "path", "operationId", "tag", "name", "description", "title", "annotations", "timeout", "nestedStyle", "allowSlashes", "pinned", "allow", "fields", "maxItems"}
+	return []string{"method", "path", "operationId", "tag", "name", "description", "title", "annotations", "timeout", "nestedStyle", "allowSlashes", "pinned", "allow", "fields", "maxItems", "resource"}
 }
 
 func annotationKeys() []string {
@@ -176,6 +176,9 @@ func (p *parser) policy(n *yaml.Node) *Policy {
 	duplicateNames(pol.Entries, func(i int, err error) {
 		p.errs = append(p.errs, problem{pol.Entries[i].Line, err})
 	})
+	duplicateResources(pol.Entries, func(i int, err error) {
+		p.errs = append(p.errs, problem{pol.Entries[i].Resource.Line, err})
+	})
 	return pol
 }
 
@@ -235,6 +238,9 @@ func (p *parser) entry(n *yaml.Node, line int) (Entry, map[string]int) {
 			continue
 		case "fields":
 			e.Fields = p.names(f)
+			continue
+		case "resource":
+			e.Resource = p.resource(f)
 			continue
 		case "maxItems":
 			n, err := strconv.Atoi(f.value.Value)

@@ -82,6 +82,9 @@ type Entry struct {
 	Fields []string
 	// MaxItems caps every array of a JSON answer; 0 means no cap.
 	MaxItems int
+	// Resource also exposes the operation (a GET) as an MCP resource or
+	// resource template; nil means none.
+	Resource *Resource
 	// Line is the 1-based line of the entry in whitelist.yaml, used in error
 	// messages; 0 for entries built in code (messages then say "entry #N").
 	Line int
@@ -132,6 +135,9 @@ type Operation struct {
 	// Fields and MaxItems are the entry's response shaping (see Entry).
 	Fields   []string
 	MaxItems int
+	// Resource is the entry's resource (a copy; checked against the
+	// operation); nil when none.
+	Resource *Resource
 }
 
 // Allow is a tool's access list: a caller may see and call the tool when
@@ -255,6 +261,7 @@ func (e *Entry) problems(index int, opts checkOptions) []problem {
 		add("nestedStyle", "nestedStyle %q is not one of %s%s", e.NestedStyle, strings.Join(NestedStyles(), ", "),
 			didYouMean(closest(e.NestedStyle, NestedStyles(), NestedStyles())))
 	}
+	e.resourceProblems(add)
 	for i, name := range e.AllowSlashes {
 		switch {
 		case name == "":

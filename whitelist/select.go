@@ -45,6 +45,7 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 		valid[i] = len(probs) == 0
 	}
 	duplicateNames(p.Entries, report)
+	duplicateResources(p.Entries, report)
 
 	owner := make([]int, len(s.cands)) // index of the entry selecting each candidate, or -1
 	for i := range owner {
@@ -69,6 +70,9 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 			if err := s.checkSlashParam(e, i, name, hits); err != nil {
 				report(i, err)
 			}
+		}
+		if err := s.checkResource(e, i, hits); err != nil {
+			report(i, err)
 		}
 		for _, c := range hits {
 			if j := owner[c]; j >= 0 {
@@ -96,6 +100,7 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 			location(&p.Entries[k.later], k.later), listLabels(overlaps[k]), location(&p.Entries[k.first], k.first)))
 	}
 
+	s.checkCompletions(p, owner, report)
 	if len(probs) > 0 {
 		slices.SortStableFunc(probs, func(a, b problem) int { return cmp.Compare(a.order, b.order) })
 		errs := make([]error, len(probs))
@@ -119,6 +124,7 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 			op.NestedStyle = e.NestedStyle
 			op.Pinned = e.Pinned
 			op.Fields, op.MaxItems = slices.Clone(e.Fields), e.MaxItems
+			op.Resource = e.Resource.clone()
 			if e.Allow != nil {
 				cp := *e.Allow
 				op.Allow = &cp
