@@ -23,7 +23,7 @@ const maxPolicyBytes = 4 << 20
 func topKeys() []string { return []string{"version", "tools"} }
 
 func entryKeys() []string {
-	return []string{"method", "path", "operationId", "tag", "name", "description", "title", "annotations", "timeout", "nestedStyle", "allowSlashes", "pinned", "allow", "fields", "maxItems", "resource"}
+	return []string{"method", "path", "operationId", "tag", "name", "description", "title", "annotations", "timeout", "nestedStyle", "allowSlashes", "pinned", "allow", "fields", "maxItems", "redact", "resource"}
 }
 
 func annotationKeys() []string {
@@ -238,6 +238,9 @@ func (p *parser) entry(n *yaml.Node, line int) (Entry, map[string]int) {
 			continue
 		case "fields":
 			e.Fields = p.names(f)
+			continue
+		case "redact":
+			e.Redact = p.redact(f)
 			continue
 		case "resource":
 			e.Resource = p.resource(f)

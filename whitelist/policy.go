@@ -85,6 +85,9 @@ type Entry struct {
 	// Resource also exposes the operation (a GET) as an MCP resource or
 	// resource template; nil means none.
 	Resource *Resource
+	// Redact relaxes redaction for this tool's answers (see [Redact]); nil
+	// redacts them as every other.
+	Redact *Redact
 	// Line is the 1-based line of the entry in whitelist.yaml, used in error
 	// messages; 0 for entries built in code (messages then say "entry #N").
 	Line int
@@ -138,6 +141,9 @@ type Operation struct {
 	// Resource is the entry's resource (a copy; checked against the
 	// operation); nil when none.
 	Resource *Resource
+	// RedactAllowKeys are the entry's redact.allowKeys (a copy); nil when
+	// none.
+	RedactAllowKeys []string
 }
 
 // Allow is a tool's access list: a caller may see and call the tool when

@@ -125,6 +125,9 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 			op.Pinned = e.Pinned
 			op.Fields, op.MaxItems = slices.Clone(e.Fields), e.MaxItems
 			op.Resource = e.Resource.clone()
+			if e.Redact != nil {
+				op.RedactAllowKeys = slices.Clone(e.Redact.AllowKeys)
+			}
 			if e.Allow != nil {
 				cp := *e.Allow
 				op.Allow = &cp
