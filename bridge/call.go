@@ -83,7 +83,12 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 			return out
 		}
 	} else {
-		body, err = upstream.ReadLimited(resp.Body, resp.ContentLength, c.opts.MaxResponseBytes)
+		length := resp.ContentLength
+		if resp.Request != nil && resp.Request.Method == "HEAD" {
+			// A HEAD answer's Content-Length is the GET body's; it has none.
+			length = 0
+		}
+		body, err = upstream.ReadLimited(resp.Body, length, c.opts.MaxResponseBytes)
 	}
 	out.Upstream = time.Since(sent)
 	if err != nil {

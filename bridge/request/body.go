@@ -53,6 +53,7 @@ type Body struct {
 	Header   string              // Content-Type to send (wildcards resolved); multipart adds its boundary at encode time
 	Accepts  []string            // media types (ranges) of the chosen kind, for a file object's contentType
 	Files    map[string]FilePlan // multipart properties carrying files (arrays: per item)
+	XML      *XMLNode            // XML media type with an object or array schema: how encode writes such a value
 	boundary string              // multipart boundary; "" means random (mime/multipart)
 }
 
@@ -172,6 +173,13 @@ func NewBody(rb *openapi3.RequestBody, o Options) (*Body, error) {
 				return nil, fmt.Errorf("%s property %q: encoding style %q is not allowed", c.key, name, e.Style)
 			}
 		}
+	}
+	if b.Kind == KindText && media.Classify(b.Header) == media.XML && mt != nil && mt.Schema != nil && mt.Schema.Value != nil &&
+		(mt.Schema.Value.Type.Includes(openapi3.TypeObject) || mt.Schema.Value.Type.Includes(openapi3.TypeArray) ||
+			len(mt.Schema.Value.Properties) > 0 || len(mt.Schema.Value.AllOf) > 0) {
+		// The input schema is the spec's object (or array) schema: such a
+		// value is written as an XML document, named by the `xml` objects.
+		b.XML = newXMLNode(mt.Schema)
 	}
 	if b.Kind == KindMultipart {
 		var schema *openapi3.SchemaRef
@@ -344,7 +352,9 @@ func (b *Body) fileProps() []string {
 //     as OAS 3.1.1 says (a deepObject meta={"k":"v"} is a part "meta[k]"
 //     holding "v", as Stripe reads it; OAS 3.0 and kin-openapi ignore
 //     style in multipart, and other non-nesting values keep their parts).
-//   - Text: the string as-is (numbers and booleans formatted).
+//   - Text: the string as-is (numbers and booleans formatted); for an XML
+//     media type whose schema is an object or array, such a value is an
+//     XML document shaped by the schema's `xml` objects (see XMLNode).
 //   - Binary: the base64 string decoded (or a file object, whose
 //     contentType may pick among the body's media types).
 func (b *Body) encode(v any) ([]byte, string, error) {
@@ -377,6 +387,13 @@ func (b *Body) encode(v any) ([]byte, string, error) {
 	case KindText:
 		switch v.(type) {
 		case []any, map[string]any:
+			if b.XML != nil {
+				data, err := encodeXML(b.XML, v)
+				if err != nil {
+					return nil, "", fmt.Errorf("body: %w", err)
+				}
+				return data, b.Header, nil
+			}
 			return nil, "", fmt.Errorf("body must be a string for %s", b.ContentType)
 		}
 		str, err := scalarString(v)

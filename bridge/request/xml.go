@@ -1,0 +1,286 @@
+package request
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// XMLNode is the XML shape of a body schema, computed once by NewBody for
+// an XML media type (application/xml, text/xml, +xml) whose schema is an
+// object or an array: element names from the OpenAPI `xml` object (name,
+// attribute, wrapped, namespace, prefix), merged through allOf, oneOf and
+// anyOf, as plain data (it is part of the snapshot).
+type XMLNode struct {
+	Name      string // element (or attribute) name
+	Namespace string
+	Prefix    string
+	Attribute bool                // a scalar property written as an attribute of its parent
+	Wrapped   bool                // an array inside an element named Name (items named by Items.Name)
+	Props     map[string]*XMLNode // object properties by JSON name
+	Items     *XMLNode            // array items
+	Unwrap    bool                // the body's one property is the document element
+}
+
+// xmlMaxDepth bounds the shape of recursive schemas; deeper values are
+// written with their JSON property names.
+const xmlMaxDepth = 12
+
+// newXMLNode computes the shape of a body schema. The document element is
+// named by the schema's xml.name, else by its component name, else, for
+// an inline object with one object property and no name (as the AWS
+// converters write rest-xml payloads: {Tagging: {...}}), by that property,
+// which then is the document; else "body".
+func newXMLNode(ref *openapi3.SchemaRef) *XMLNode {
+	n := xmlShape(ref, "", 0, nil)
+	if n.Name != "" {
+		return n
+	}
+	if i := strings.LastIndex(ref.Ref, "/"); i >= 0 && i+1 < len(ref.Ref) {
+		n.Name = ref.Ref[i+1:]
+		return n
+	}
+	if len(n.Props) == 1 && n.Items == nil {
+		for _, p := range n.Props {
+			if len(p.Props) > 0 || p.Items == nil {
+				p.Unwrap = true
+			}
+		}
+	}
+	n.Name = "body"
+	return n
+}
+
+// xmlShape walks one schema: the first xml object met (on the schema or
+// an allOf/oneOf/anyOf member) names it, properties and items merge.
+func xmlShape(ref *openapi3.SchemaRef, name string, depth int, path []*openapi3.Schema) *XMLNode {
+	n := &XMLNode{}
+	var walk func(r *openapi3.SchemaRef, d int)
+	walk = func(r *openapi3.SchemaRef, d int) {
+		if r == nil || r.Value == nil || d > 6 || slices.Contains(path, r.Value) {
+			return
+		}
+		s := r.Value
+		if x := s.XML; x != nil {
+			if n.Name == "" && x.Name != "" {
+				n.Name = x.Name
+			}
+			if n.Namespace == "" {
+				n.Namespace, n.Prefix = x.Namespace, x.Prefix
+			}
+			n.Attribute = n.Attribute || x.Attribute
+			n.Wrapped = n.Wrapped || x.Wrapped
+		}
+		inner := append(path, s)
+		if depth < xmlMaxDepth {
+			for pname, p := range s.Properties {
+				if n.Props == nil {
+					n.Props = map[string]*XMLNode{}
+				}
+				if n.Props[pname] == nil {
+					n.Props[pname] = xmlShape(p, pname, depth+1, inner)
+				}
+			}
+			if s.Items != nil && n.Items == nil {
+				n.Items = xmlShape(s.Items, "", depth+1, inner)
+			}
+		}
+		for _, group := range [][]*openapi3.SchemaRef{s.AllOf, s.OneOf, s.AnyOf} {
+			for _, sub := range group {
+				walk(sub, d+1)
+			}
+		}
+	}
+	walk(ref, 0)
+	if n.Name == "" {
+		n.Name = name
+	}
+	return n
+}
+
+// encodeXML writes an object or array body as an XML document shaped by n.
+func encodeXML(n *XMLNode, v any) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
+	var err error
+	if obj, ok := v.(map[string]any); ok && len(n.Props) == 1 && len(obj) <= 1 {
+		for pname, p := range n.Props {
+			if p.Unwrap {
+				// The one property is the document element.
+				child := *p
+				if child.Namespace == "" {
+					child.Namespace, child.Prefix = n.Namespace, n.Prefix
+				}
+				pv, ok := obj[pname]
+				if !ok {
+					pv = map[string]any{}
+				}
+				err = writeXMLElement(enc, &child, pname, pv, true)
+				return xmlFlush(enc, &buf, err)
+			}
+		}
+	}
+	err = writeXMLElement(enc, n, n.Name, v, true)
+	return xmlFlush(enc, &buf, err)
+}
+
+func xmlFlush(enc *xml.Encoder, buf *bytes.Buffer, err error) ([]byte, error) {
+	if err == nil {
+		err = enc.Flush()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// xmlName is a property's element name: its xml.name, else the JSON name.
+func xmlName(n *XMLNode, fallback string) string {
+	if n != nil && n.Name != "" {
+		return n.Name
+	}
+	return fallback
+}
+
+func xmlStart(n *XMLNode, name string, root bool) xml.StartElement {
+	start := xml.StartElement{Name: xml.Name{Local: name}}
+	if n != nil && n.Prefix != "" {
+		start.Name.Local = n.Prefix + ":" + name
+	}
+	if n != nil && n.Namespace != "" && (root || n.Prefix != "") {
+		attr := "xmlns"
+		if n.Prefix != "" {
+			attr += ":" + n.Prefix
+		}
+		start.Attr = append(start.Attr, xml.Attr{Name: xml.Name{Local: attr}, Value: n.Namespace})
+	}
+	return start
+}
+
+// writeXMLElement writes v as the element name (arrays: see writeXMLArray).
+func writeXMLElement(enc *xml.Encoder, n *XMLNode, name string, v any, root bool) error {
+	if !validXMLName(name) {
+		return fmt.Errorf("%q is not an XML element name", name)
+	}
+	switch val := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		if root {
+			// An array document: a wrapper element around the items.
+			wrapped := XMLNode{Name: name, Namespace: n.Namespace, Prefix: n.Prefix, Wrapped: true, Items: n.Items}
+			return writeXMLArray(enc, &wrapped, name, val, true)
+		}
+		return writeXMLArray(enc, n, name, val, false)
+	case map[string]any:
+		start := xmlStart(n, name, root)
+		keys := sortedKeys(val)
+		var children []string
+		for _, k := range keys {
+			p := xmlProp(n, k)
+			if p != nil && p.Attribute && !compound(val[k]) {
+				// An attribute holds a primitive; an object or array
+				// marked as one (S3's Grantee) stays an element.
+				if val[k] == nil {
+					continue
+				}
+				str, err := scalarString(val[k])
+				if err != nil {
+					return fmt.Errorf("attribute %s: %w", k, err)
+				}
+				start.Attr = append(start.Attr, xml.Attr{Name: xml.Name{Local: xmlName(p, k)}, Value: str})
+				continue
+			}
+			children = append(children, k)
+		}
+		if err := enc.EncodeToken(start); err != nil {
+			return err
+		}
+		for _, k := range children {
+			p := xmlProp(n, k)
+			if err := writeXMLElement(enc, p, xmlName(p, k), val[k], false); err != nil {
+				return err
+			}
+		}
+		return enc.EncodeToken(start.End())
+	}
+	str, err := scalarString(v)
+	if err != nil {
+		return err
+	}
+	start := xmlStart(n, name, root)
+	if err := enc.EncodeToken(start); err != nil {
+		return err
+	}
+	if err := enc.EncodeToken(xml.CharData(str)); err != nil {
+		return err
+	}
+	return enc.EncodeToken(start.End())
+}
+
+// writeXMLArray writes an array property: by default each item is an
+// element named by the items' xml.name, else by the property; wrapped, the
+// items sit inside an element named by the property.
+func writeXMLArray(enc *xml.Encoder, n *XMLNode, name string, items []any, root bool) error {
+	var itemNode *XMLNode
+	if n != nil {
+		itemNode = n.Items
+	}
+	itemName := xmlName(itemNode, name)
+	if n != nil && n.Wrapped {
+		start := xmlStart(n, name, root)
+		if err := enc.EncodeToken(start); err != nil {
+			return err
+		}
+		for _, item := range items {
+			if err := writeXMLElement(enc, itemNode, itemName, item, false); err != nil {
+				return err
+			}
+		}
+		return enc.EncodeToken(start.End())
+	}
+	for _, item := range items {
+		if err := writeXMLElement(enc, itemNode, itemName, item, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func xmlProp(n *XMLNode, name string) *XMLNode {
+	if n == nil {
+		return nil
+	}
+	return n.Props[name]
+}
+
+// validXMLName reports whether s can name an element: a letter or '_'
+// first, then letters, digits, '-', '.', '_' (':' only through a prefix).
+func validXMLName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f && r != 0xfffe && r != 0xffff:
+		case i > 0 && (r >= '0' && r <= '9' || r == '-' || r == '.' || r == ':'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// compound reports whether v is an array or an object.
+func compound(v any) bool {
+	switch v.(type) {
+	case []any, map[string]any:
+		return true
+	}
+	return false
+}
