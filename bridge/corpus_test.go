@@ -38,15 +38,26 @@ type corpusWant struct {
 // spec loads. An operation is skipped only when it cannot be expressed;
 // each skip here is a real inexpressible case, with its reason.
 var corpus = map[string]corpusWant{
-	"blockfrost.3.0.yaml":      {Version: "3.0.3", Operations: 129, Tools: 129},
-	"callbacks.3.0.yaml":       {Version: "3.0.0", Operations: 1, Tools: 1},
-	"digitalocean.3.0.json":    {Version: "3.0.0", Operations: 290, Tools: 290},
-	"discourse.3.1.json":       {Version: "3.1.0", Operations: 84, Tools: 84},
-	"figma-rest.3.1.yaml":      {Version: "3.1.0", Operations: 54, Tools: 54},
-	"file-uploads.3.0.yaml":    {Version: "3.0.3", Operations: 3, Tools: 3},
-	"form-data.3.0.yaml":       {Version: "3.0.3", Operations: 1, Tools: 1},
-	"github-api.3.0.json":      {Version: "3.0.3", Operations: 1223, Tools: 1223},
-	"google-drive-v3.3.0.json": {Version: "3.0.0", Operations: 50, Tools: 50},
+	"adyen-config-webhooks.3.1.json": {Version: "3.1.0"},
+	"adyen-management.3.1.json":      {Version: "3.1.0", Operations: 132, Tools: 132},
+	"asana.3.0.json":                 {Version: "3.0.0", Operations: 167, Tools: 167},
+	"aws-s3.3.0.json":                {Version: "3.0.0", Operations: 97, Tools: 97},
+	"aws-sns.3.0.json":               {Version: "3.0.0", Operations: 84, Tools: 84},
+	"aws-sqs.3.0.json":               {Version: "3.0.0", Operations: 46, Tools: 46},
+	"box.3.0.json":                   {Version: "3.0.2", Operations: 260, Tools: 260},
+	"bungie.3.0.json":                {Version: "3.0.0", Operations: 134, Tools: 134},
+	"id4i.3.0.json":                  {Version: "3.0.0", Operations: 107, Tools: 107},
+	"stripe.3.0.json":                {Version: "3.0.0", Operations: 452, Tools: 452},
+	"twilio-api-v2010.3.0.json":      {Version: "3.0.1", Operations: 195, Tools: 195},
+	"blockfrost.3.0.yaml":            {Version: "3.0.3", Operations: 129, Tools: 129},
+	"callbacks.3.0.yaml":             {Version: "3.0.0", Operations: 1, Tools: 1},
+	"digitalocean.3.0.json":          {Version: "3.0.0", Operations: 290, Tools: 290},
+	"discourse.3.1.json":             {Version: "3.1.0", Operations: 84, Tools: 84},
+	"figma-rest.3.1.yaml":            {Version: "3.1.0", Operations: 54, Tools: 54},
+	"file-uploads.3.0.yaml":          {Version: "3.0.3", Operations: 3, Tools: 3},
+	"form-data.3.0.yaml":             {Version: "3.0.3", Operations: 1, Tools: 1},
+	"github-api.3.0.json":            {Version: "3.0.3", Operations: 1223, Tools: 1223},
+	"google-drive-v3.3.0.json":       {Version: "3.0.0", Operations: 50, Tools: 50},
 	"jira-platform.3.0.json": {Version: "3.0.1", Operations: 499, Tools: 498, Skipped: map[string]string{
 		// multipart/form-data with a `type: string, format: binary` schema:
 		// the part has no name (the real API wants "file"), and there is no
@@ -158,6 +169,7 @@ type corpusStats struct {
 	Operations, Tools, Skips int
 	SkipReasons              []string
 	OracleOps, OracleValid   int
+	JudgeOps                 int      // valid operations with parts validated by the second judge
 	OracleExceptions         []string // operations that do not validate, with the reason
 	OracleNotes              []string // operations routed alone or validated without an argument
 }
