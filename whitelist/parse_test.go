@@ -106,7 +106,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	const allowedEntry = "method, path, operationId, tag, name, description, title, annotations, timeout, nestedStyle, allowSlashes, pinned, allow, fields, maxItems, resource"
+	const allowedEntry = "method, path, operationId, tag, name, description, title, annotations, timeout, nestedStyle, allowSlashes, pinned, allow, fields, maxItems, redact, resource"
 	tests := []struct {
 		name string
 		in   string
@@ -319,7 +319,7 @@ func TestParseReportsEverything(t *testing.T) {
 	want := []string{
 		`line 2: unsupported version "2": the only version is 1`,
 		`line 4: method "FETCH" is not one of GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE`,
-		`line 6: unknown key "operationID" in a tools entry (allowed: method, path, operationId, tag, name, description, title, annotations, timeout, nestedStyle, allowSlashes, pinned, allow, fields, maxItems, resource); did you mean "operationId"?`,
+		`line 6: unknown key "operationID" in a tools entry (allowed: method, path, operationId, tag, name, description, title, annotations, timeout, nestedStyle, allowSlashes, pinned, allow, fields, maxItems, redact, resource); did you mean "operationId"?`,
 		"line 8: name cannot be used with tag (a tag selects several operations): list the operation by method and path or operationId to override it",
 		`line 9: path "/pets" requires a method`,
 		`line 12: timeout "soon" is not a duration such as 10s, 1m30s or 500ms`,
