@@ -36,8 +36,8 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	if err != nil {
 		return c.fail(out, t, fmt.Errorf("input schema of %s: %w", t.plan.Label, err))
 	}
-	if err := input.Validate(args); err != nil {
-		return c.fail(out, t, schemaArgumentError(err))
+	if err := checkArgs(input, args); err != nil { // argerrors.go
+		return c.fail(out, t, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
@@ -227,29 +227,6 @@ func normalizeNumbers(v any) any {
 		}
 	}
 	return v
-}
-
-// schemaArgumentError turns jsonschema-go's nested "validating <schema
-// path>: ..." chain into the argument at fault and the reason, e.g.
-// field "body.title", reason "minLength: ...".
-func schemaArgumentError(err error) *ArgumentError {
-	s := err.Error()
-	path := ""
-	for {
-		rest, ok := strings.CutPrefix(s, "validating ")
-		if !ok {
-			break
-		}
-		loc, reason, ok := strings.Cut(rest, ": ")
-		if !ok {
-			break
-		}
-		if loc != "root" {
-			path = loc
-		}
-		s = reason
-	}
-	return &ArgumentError{Field: schemaPathField(path), Reason: s}
 }
 
 // schemaPathField renders a schema path such as

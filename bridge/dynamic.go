@@ -363,12 +363,9 @@ func (c *Catalog) answerMeta(_ context.Context, call *Call) *Outcome {
 	out := &Outcome{}
 	args, err := decodeArgs(call.Args)
 	if err == nil {
-		var in interface{ Validate(any) error }
-		in, err = call.target.input.Resolved()
-		if err == nil {
-			if verr := in.Validate(args); verr != nil {
-				err = schemaArgumentError(verr)
-			}
+		in, rerr := call.target.input.Resolved()
+		if err = rerr; err == nil {
+			err = checkArgs(in, args)
 		}
 	}
 	var v any

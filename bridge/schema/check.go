@@ -29,8 +29,9 @@ const checkMaxDepth = 128
 // full validator: unevaluatedProperties/Items are approximated, and the
 // caller validates the outcome again with jsonschema-go.
 type checker struct {
-	defs    map[string]*jsonschema.Schema
-	regexps map[string]*regexp.Regexp // nil value: does not compile, ignored
+	defs      map[string]*jsonschema.Schema
+	regexps   map[string]*regexp.Regexp // nil value: does not compile, ignored
+	noFormats bool                      // do not assert formats (as jsonschema-go, for arguments)
 }
 
 func newChecker(root *jsonschema.Schema) *checker {
@@ -41,6 +42,14 @@ func newChecker(root *jsonschema.Schema) *checker {
 type failure struct {
 	path []string // JSON pointer tokens of the instance
 	why  string
+
+	// What failed, for messages in an agent's words (messages.go): the
+	// keyword, the schema holding it, the value at path, and for required
+	// and additionalProperties the property concerned.
+	kw   string
+	s    *jsonschema.Schema
+	v    any
+	prop string
 }
 
 // Where is the failure's instance location as a JSON pointer ("" for the
@@ -63,6 +72,11 @@ func (f *failure) String() string {
 
 func fail(path []string, why string) *failure {
 	return &failure{path: slices.Clone(path), why: why}
+}
+
+// failKW is fail with what failed: keyword kw of s, on the value v.
+func failKW(path []string, why, kw string, s *jsonschema.Schema, v any) *failure {
+	return &failure{path: slices.Clone(path), why: why, kw: kw, s: s, v: v}
 }
 
 // ref follows a "#/$defs/Name" reference; nil when it is not one.
@@ -191,7 +205,7 @@ func (k *checker) checkDepth(v any, s *jsonschema.Schema, path []string, depth i
 		return nil
 	}
 	if isFalse(s) {
-		return fail(path, "no value is allowed here")
+		return failKW(path, "no value is allowed here", "false", s, v)
 	}
 	if s.Ref != "" {
 		if t := k.ref(s); t != nil {
@@ -221,33 +235,33 @@ func (k *checker) checkDepth(v any, s *jsonschema.Schema, path []string, depth i
 func (k *checker) scalar(v any, s *jsonschema.Schema, path []string) *failure {
 	kind := jsonKind(v)
 	if s.Type != "" && !typeAdmits(s.Type, kind) {
-		return fail(path, "type "+kind+", want "+s.Type)
+		return failKW(path, "type "+kind+", want "+s.Type, "type", s, v)
 	}
 	if len(s.Types) > 0 && !slices.ContainsFunc(s.Types, func(t string) bool { return typeAdmits(t, kind) }) {
-		return fail(path, "type "+kind+", want "+strings.Join(s.Types, " or "))
+		return failKW(path, "type "+kind+", want "+strings.Join(s.Types, " or "), "type", s, v)
 	}
 	if s.Enum != nil && !slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(v, e) }) {
-		return fail(path, "not one of the enum values")
+		return failKW(path, "not one of the enum values", "enum", s, v)
 	}
 	if s.Const != nil && !jsonEqual(v, *s.Const) {
-		return fail(path, "not the const value")
+		return failKW(path, "not the const value", "const", s, v)
 	}
-	if s.Format != "" && !formatOK(s.Format, v) {
-		return fail(path, "not a valid "+s.Format)
+	if s.Format != "" && !k.noFormats && !formatOK(s.Format, v) {
+		return failKW(path, "not a valid "+s.Format, "format", s, v)
 	}
 	if n, ok := number(v); ok {
 		switch {
 		case s.Minimum != nil && n < *s.Minimum:
-			return fail(path, "below minimum")
+			return failKW(path, "below minimum", "minimum", s, v)
 		case s.Maximum != nil && n > *s.Maximum:
-			return fail(path, "above maximum")
+			return failKW(path, "above maximum", "maximum", s, v)
 		case s.ExclusiveMinimum != nil && n <= *s.ExclusiveMinimum:
-			return fail(path, "not above exclusiveMinimum")
+			return failKW(path, "not above exclusiveMinimum", "exclusiveMinimum", s, v)
 		case s.ExclusiveMaximum != nil && n >= *s.ExclusiveMaximum:
-			return fail(path, "not below exclusiveMaximum")
+			return failKW(path, "not below exclusiveMaximum", "exclusiveMaximum", s, v)
 		case s.MultipleOf != nil && *s.MultipleOf > 0:
 			if q := n / *s.MultipleOf; math.Abs(q-math.Round(q)) > 1e-9 {
-				return fail(path, "not a multiple of multipleOf")
+				return failKW(path, "not a multiple of multipleOf", "multipleOf", s, v)
 			}
 		}
 	}
@@ -255,12 +269,12 @@ func (k *checker) scalar(v any, s *jsonschema.Schema, path []string) *failure {
 		n := utf8.RuneCountInString(str)
 		switch {
 		case s.MinLength != nil && n < *s.MinLength:
-			return fail(path, "shorter than minLength")
+			return failKW(path, "shorter than minLength", "minLength", s, v)
 		case s.MaxLength != nil && n > *s.MaxLength:
-			return fail(path, "longer than maxLength")
+			return failKW(path, "longer than maxLength", "maxLength", s, v)
 		case s.Pattern != "":
 			if re := k.regexp(s.Pattern); re != nil && !re.MatchString(str) {
-				return fail(path, "does not match the pattern")
+				return failKW(path, "does not match the pattern", "pattern", s, v)
 			}
 		}
 	}
@@ -279,6 +293,9 @@ func (k *checker) object(m map[string]any, s *jsonschema.Schema, path []string, 
 		}
 		for _, sub := range k.propertySchemas(s, name) {
 			if f := k.checkDepth(val, sub, p, depth+1); f != nil {
+				if sub == s.AdditionalProperties && isFalse(sub) {
+					f.kw, f.s, f.v, f.prop = "additionalProperties", s, m, name // f.path stays the property's
+				}
 				return f
 			}
 		}
@@ -290,21 +307,25 @@ func (k *checker) object(m map[string]any, s *jsonschema.Schema, path []string, 
 		if req := s.DependentRequired[name]; len(req) > 0 {
 			for _, r := range req {
 				if _, ok := m[r]; !ok {
-					return fail(path, "missing property "+strconv.Quote(r)+" (dependentRequired)")
+					f := failKW(path, "missing property "+strconv.Quote(r)+" (dependentRequired)", "dependentRequired", s, m)
+					f.prop = name + "\x00" + r
+					return f
 				}
 			}
 		}
 	}
 	for _, r := range s.Required {
 		if _, ok := m[r]; !ok {
-			return fail(path, "missing required property "+strconv.Quote(r))
+			f := failKW(path, "missing required property "+strconv.Quote(r), "required", s, m)
+			f.prop = r
+			return f
 		}
 	}
 	if s.MinProperties != nil && len(m) < *s.MinProperties {
-		return fail(path, "fewer properties than minProperties")
+		return failKW(path, "fewer properties than minProperties", "minProperties", s, m)
 	}
 	if s.MaxProperties != nil && len(m) > *s.MaxProperties {
-		return fail(path, "more properties than maxProperties")
+		return failKW(path, "more properties than maxProperties", "maxProperties", s, m)
 	}
 	if s.UnevaluatedProperties != nil {
 		for _, name := range sortedKeys(m) {
@@ -314,6 +335,7 @@ func (k *checker) object(m map[string]any, s *jsonschema.Schema, path []string, 
 			if f := k.checkDepth(m[name], s.UnevaluatedProperties, append(path, name), depth+1); f != nil {
 				if isFalse(s.UnevaluatedProperties) {
 					f.why = "unexpected property"
+					f.kw, f.s, f.v, f.prop = "additionalProperties", s, m, name // f.path stays the property's
 				}
 				return f
 			}
@@ -384,16 +406,16 @@ func (k *checker) array(a []any, s *jsonschema.Schema, path []string, depth int)
 		}
 	}
 	if s.MinItems != nil && len(a) < *s.MinItems {
-		return fail(path, "fewer items than minItems")
+		return failKW(path, "fewer items than minItems", "minItems", s, a)
 	}
 	if s.MaxItems != nil && len(a) > *s.MaxItems {
-		return fail(path, "more items than maxItems")
+		return failKW(path, "more items than maxItems", "maxItems", s, a)
 	}
 	if s.UniqueItems {
 		for i := range a {
 			for j := i + 1; j < len(a); j++ {
 				if jsonEqual(a[i], a[j]) {
-					return fail(path, "items are not unique")
+					return failKW(path, "items are not unique", "uniqueItems", s, a)
 				}
 			}
 		}
@@ -410,7 +432,7 @@ func (k *checker) array(a []any, s *jsonschema.Schema, path []string, depth int)
 			lo = *s.MinContains
 		}
 		if n < lo || s.MaxContains != nil && n > *s.MaxContains {
-			return fail(path, "contains: wrong number of matching items")
+			return failKW(path, "contains: wrong number of matching items", "contains", s, a)
 		}
 	}
 	return nil
@@ -427,12 +449,12 @@ func (k *checker) logic(v any, s *jsonschema.Schema, path []string, depth int) *
 	}
 	if len(s.AnyOf) > 0 {
 		if f := k.best(v, s.AnyOf, path, depth); f != nil {
-			return f
+			return alternatives(f, "anyOf", s, v, path)
 		}
 	}
 	if len(s.OneOf) > 0 {
 		if f := k.best(v, s.OneOf, path, depth); f != nil {
-			return f
+			return alternatives(f, "oneOf", s, v, path)
 		}
 		n := 0
 		for _, sub := range s.OneOf {
@@ -441,11 +463,11 @@ func (k *checker) logic(v any, s *jsonschema.Schema, path []string, depth int) *
 			}
 		}
 		if n > 1 {
-			return fail(path, "matches more than one oneOf branch")
+			return failKW(path, "matches more than one oneOf branch", "oneOf>1", s, v)
 		}
 	}
 	if s.Not != nil && !isFalse(s) && k.checkDepth(v, s.Not, path, depth+1) == nil {
-		return fail(path, "matches the schema of not")
+		return failKW(path, "matches the schema of not", "not", s, v)
 	}
 	if s.If != nil {
 		next := s.Else
@@ -457,6 +479,16 @@ func (k *checker) logic(v any, s *jsonschema.Schema, path []string, depth int) *
 		}
 	}
 	return nil
+}
+
+// alternatives is the failure of an anyOf or oneOf whose branches all
+// failed: the deepest branch's when it went below v (v was meant for that
+// branch), else one naming the alternatives, since v is none of them.
+func alternatives(f *failure, kw string, s *jsonschema.Schema, v any, path []string) *failure {
+	if len(f.path) > len(path) || (f.kw != "type" && f.kw != "enum" && f.kw != "const" && f.kw != kw) {
+		return f
+	}
+	return &failure{path: f.path, why: f.why, kw: kw, s: s, v: v}
 }
 
 // best is nil when some branch admits v, else the deepest branch failure.
