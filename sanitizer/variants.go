@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"html"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf16"
 )
@@ -31,7 +32,10 @@ const minB64Core = 6
 //     bytes escaped), for JSON met as text;
 //   - XML/HTML-escaped (&amp; &lt; &gt; and either &#34;/&#39; or
 //     &quot;/&apos;);
-//   - base64, standard and URL-safe alphabets: for each of the three
+//   - URL-escaped twice (QueryEscape of QueryEscape: a URL quoted in
+//     another URL's query);
+//   - base64 of the secret and of its URL-escaped forms (an encoded query
+//     string or URL), standard and URL-safe alphabets: for each of the three
 //     alignments the secret can have inside a longer encoded text, the
 //     characters that depend on the secret's bytes only, so it is found
 //     within any base64 blob (a Basic credential "user:secret", a token in
@@ -58,15 +62,30 @@ func secretVariants(s string) []lit {
 		add(e)
 		add(strings.NewReplacer("&#34;", "&quot;", "&#39;", "&apos;").Replace(e))
 	}
-	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-		for k := range 3 {
-			core := b64Core(enc, s, k)
-			if len(core) >= minB64Core {
-				out = append(out, lit{s: core, b64: true})
-			} else if k == 0 {
-				// Too short to be looked for inside other data: only the
-				// secret encoded alone (its padding joins the match).
-				out = append(out, lit{s: enc.EncodeToString([]byte(s)), b64: true})
+	// A URL quoted inside another URL's query escapes the secret twice
+	// (%2B becomes %252B): a redirect's "next=" parameter, a logged link.
+	if q := url.QueryEscape(s); q != s {
+		add(url.QueryEscape(q))
+	}
+	// Base64 of the secret, and of its URL-escaped forms: an encoded query
+	// string or URL ("api_key=qk%2B..." in a base64 blob).
+	encoded := []string{s}
+	for _, e := range []string{url.QueryEscape(s), url.PathEscape(s)} {
+		if e != s && !slices.Contains(encoded, e) {
+			encoded = append(encoded, e)
+		}
+	}
+	for _, plain := range encoded {
+		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+			for k := range 3 {
+				core := b64Core(enc, plain, k)
+				if len(core) >= minB64Core {
+					out = append(out, lit{s: core, b64: true})
+				} else if k == 0 {
+					// Too short to be looked for inside other data: only the
+					// secret encoded alone (its padding joins the match).
+					out = append(out, lit{s: enc.EncodeToString([]byte(plain)), b64: true})
+				}
 			}
 		}
 	}
