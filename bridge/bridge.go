@@ -104,6 +104,10 @@ type Options struct {
 	Version string
 	// SpecTitle and SpecVersion describe the loaded spec, for ping.
 	SpecTitle, SpecVersion string
+	// Spec is the document the operations were selected from. When set,
+	// the catalog serves its whitelisted part as the resource
+	// openapi://spec (see Catalog.Spec); nil means no such resource.
+	Spec *openapi3.T
 	// Logger receives structured logs; nil means no logging.
 	Logger *zap.Logger
 }
@@ -144,6 +148,8 @@ type Catalog struct {
 	listed     []*Tool // what tools/list shows: per Options.Tools
 	byName     map[string]*Tool
 	searchDocs []searchDoc // dynamic modes: the operations, prepared for search
+	resources  []*Resource // whitelist resources and templates, read through their tools
+	spec       []byte      // the whitelisted part of Options.Spec, JSON; nil: none
 	skipped    []Skipped
 	repairs    []Repair
 	degraded   string // non-empty: the spec could not be loaded; only ping
@@ -188,6 +194,7 @@ func New(ops []whitelist.Operation, opts Options) (*Catalog, error) {
 		return nil, errors.Join(errs...)
 	}
 	c.index()
+	c.spec = c.buildSpec(opts.Spec, ops)
 	return c, nil
 }
 
@@ -235,6 +242,7 @@ func (c *Catalog) index() {
 		}
 		c.listed = append(c.listed, builtins...)
 	}
+	c.indexResources()
 }
 
 // buildResult is one operation's outcome in buildAll.

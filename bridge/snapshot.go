@@ -16,7 +16,7 @@ import (
 
 // snapshotVersion changes whenever the encoded form or the meaning of a
 // prepared tool changes; an older snapshot is then rejected and rebuilt.
-const snapshotVersion = 11
+const snapshotVersion = 12
 
 // snapshot is the serializable form of a catalog: the request plans
 // themselves (plain data by design) plus the definition fields and schema
@@ -30,6 +30,7 @@ type snapshot struct {
 	Tools       []snapTool
 	Skipped     []Skipped
 	Repairs     []Repair
+	Spec        []byte // the whitelisted spec (Catalog.Spec)
 }
 
 type snapTool struct {
@@ -45,6 +46,7 @@ type snapTool struct {
 	MaxItems                 int
 	Timeout                  time.Duration
 	Retry                    bool
+	Resource                 *whitelist.Resource
 }
 
 // Snapshot encodes the prepared tools so that a later start with the same
@@ -55,7 +57,7 @@ func (c *Catalog) Snapshot() ([]byte, error) {
 	if c.base != nil {
 		base = c.base.String()
 	}
-	s := snapshot{Version: snapshotVersion, BaseURL: base, SpecTitle: c.opts.SpecTitle, SpecVersion: c.opts.SpecVersion, Skipped: c.skipped, Repairs: c.repairs}
+	s := snapshot{Version: snapshotVersion, BaseURL: base, SpecTitle: c.opts.SpecTitle, SpecVersion: c.opts.SpecVersion, Skipped: c.skipped, Repairs: c.repairs, Spec: c.spec}
 	for _, t := range c.tools {
 		if t.builtin != notBuiltin {
 			continue
@@ -64,6 +66,7 @@ func (c *Catalog) Snapshot() ([]byte, error) {
 			Name: t.def.Name, Title: t.def.Title, Description: t.def.Description,
 			Input: t.input.Raw(), Output: t.output.Raw(),
 			Plan: t.plan, Tags: t.tags, OperationID: t.opID, Path: t.path, Pinned: t.pinned, Allow: t.allow, Fields: t.fields, MaxItems: t.maxItm, Timeout: t.timeout, Retry: t.retry,
+			Resource: t.resource,
 		}
 		if t.def.Annotations != nil {
 			raw, err := json.Marshal(t.def.Annotations)
@@ -103,6 +106,7 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 	}
 	c.skipped = s.Skipped
 	c.repairs = s.Repairs
+	c.spec = s.Spec
 	for i := range s.Tools {
 		ts := &s.Tools[i]
 		if err := ts.Plan.Prepare(); err != nil {
@@ -120,7 +124,7 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 				Name: ts.Name, Title: ts.Title, Description: ts.Description, Annotations: &ann,
 				InputSchema: json.RawMessage(ts.Input),
 			},
-			plan: ts.Plan, tags: ts.Tags, opID: ts.OperationID, path: ts.Path, pinned: ts.Pinned, allow: ts.Allow, fields: ts.Fields, maxItm: ts.MaxItems, shape: newShapePlan(ts.Fields, ts.MaxItems), timeout: ts.Timeout, retry: ts.Retry,
+			plan: ts.Plan, tags: ts.Tags, opID: ts.OperationID, path: ts.Path, pinned: ts.Pinned, allow: ts.Allow, fields: ts.Fields, maxItm: ts.MaxItems, shape: newShapePlan(ts.Fields, ts.MaxItems), timeout: ts.Timeout, retry: ts.Retry, resource: ts.Resource,
 			input: schema.NewLazy(ts.Input), output: schema.NewLazy(ts.Output),
 		}
 		if ts.Output != nil {

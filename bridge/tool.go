@@ -25,22 +25,23 @@ import (
 // needs, computed once. A Tool is immutable once built: it may be listed
 // and called concurrently, and kept by calls that started before a swap.
 type Tool struct {
-	def     *mcp.Tool
-	plan    request.Plan
-	input   schema.Lazy // validates arguments
-	output  schema.Lazy // validates structured output; empty: no output schema
-	timeout time.Duration
-	retry   bool
-	builtin builtin          // non-zero: answered by the bridge itself (ping, meta-tools)
-	tags    []string         // the operation's tags, for search_operations
-	opID    string           // the operation's operationId ("" when the spec gives none)
-	path    string           // the operation's path as the spec writes it
-	pinned  bool             // listed in hybrid mode
-	allow   *whitelist.Allow // nil: every caller may use the tool
-	shape   *shapePlan       // whitelist fields/maxItems; nil: answers as they come
-	fields  []string         // the entry's fields, kept for the tool cache
-	maxItm  int              // the entry's maxItems, kept for the tool cache
-	repairs []schema.Repair  // spec contradictions resolved while building; New collects them
+	def      *mcp.Tool
+	plan     request.Plan
+	input    schema.Lazy // validates arguments
+	output   schema.Lazy // validates structured output; empty: no output schema
+	timeout  time.Duration
+	retry    bool
+	builtin  builtin             // non-zero: answered by the bridge itself (ping, meta-tools)
+	tags     []string            // the operation's tags, for search_operations
+	opID     string              // the operation's operationId ("" when the spec gives none)
+	path     string              // the operation's path as the spec writes it
+	pinned   bool                // listed in hybrid mode
+	allow    *whitelist.Allow    // nil: every caller may use the tool
+	shape    *shapePlan          // whitelist fields/maxItems; nil: answers as they come
+	fields   []string            // the entry's fields, kept for the tool cache
+	maxItm   int                 // the entry's maxItems, kept for the tool cache
+	repairs  []schema.Repair     // spec contradictions resolved while building; New collects them
+	resource *whitelist.Resource // the entry's resource; nil: none
 }
 
 // builtin names the tools the bridge answers itself.
@@ -156,6 +157,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 		t.timeout = c.opts.Timeout
 	}
 	t.fields, t.maxItm = op.Fields, op.MaxItems
+	t.resource = op.Resource
 	t.shape = newShapePlan(op.Fields, op.MaxItems)
 
 	base, err := c.baseFor(op)

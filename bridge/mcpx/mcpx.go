@@ -51,6 +51,8 @@ type Server struct {
 
 	mu  sync.Mutex
 	reg map[string]*bridge.Tool // what the server lists now
+
+	res resourceReg // the resources it lists now (resources.go)
 }
 
 // New builds the MCP server for rt and registers the current catalog's
@@ -67,17 +69,21 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 	s.srv = mcp.NewServer(impl, &mcp.ServerOptions{
 		Logger:   opts.Logger,
 		PageSize: pageSize,
+		// Resource template variables (resources.go); the capability is
+		// declared only while a template exists (filterResources).
+		CompletionHandler: s.complete,
 		// Empty prompts and resources are declared because go-sdk answers
 		// prompts/list and resources/list anyway, and discovery must say so.
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Prompts:   &mcp.PromptCapabilities{},
-			Resources: &mcp.ResourceCapabilities{},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 			Logging:   &mcp.LoggingCapabilities{},
 		},
 	})
-	s.srv.AddReceivingMiddleware(s.filterList)
+	s.srv.AddReceivingMiddleware(s.filterList, s.filterResources)
 	s.registerInitial(rt.Catalog())
+	s.syncResources(rt.Catalog())
 	rt.OnSwap(func(_, cur *bridge.Catalog) { s.Sync(cur) })
 	return s
 }
@@ -117,6 +123,7 @@ func (s *Server) registerInitial(cat *bridge.Catalog) {
 // are left alone. It reports the counts. go-sdk debounces the resulting
 // list_changed notifications into one per burst.
 func (s *Server) Sync(cat *bridge.Catalog) (added, changed, removed int) {
+	s.syncResources(cat) // resources and templates follow the same way
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	next := make(map[string]*bridge.Tool, len(cat.Listed()))

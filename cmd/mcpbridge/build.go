@@ -157,6 +157,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 		}
 	}
 	bopts.SpecLocation = res.Location
+	bopts.Spec = res.Doc // served, reduced to the whitelist, as openapi://spec
 	if res.Doc.Info != nil {
 		bopts.SpecTitle, bopts.SpecVersion = res.Doc.Info.Title, res.Doc.Info.Version
 	}

@@ -1,0 +1,89 @@
+package bridge_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/specloader"
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+// TestResourcesSurviveSnapshot: a catalog restored from the tool cache
+// serves the same resources, templates and whitelisted spec.
+func TestResourcesSurviveSnapshot(t *testing.T) {
+	res, err := specloader.Load(context.Background(), "../testdata/specs/petstore.3.0.yaml", specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := whitelist.Parse(strings.NewReader(`tools:
+  - operationId: findPetsByStatus
+  - operationId: getPetById
+    resource:
+      uri: "petstore://pets/{petId}"
+      name: pet
+      mimeType: application/json
+      complete: {petId: {tool: findPetsByStatus, field: id}}
+  - operationId: getInventory
+    resource: {uri: "petstore://inventory"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := pol.Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := bridge.Options{BaseURL: "http://127.0.0.1:1", Spec: res.Doc}
+	cat, err := bridge.New(ops, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := cat.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Spec = nil
+	back, err := bridge.NewFromSnapshot(snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	describe := func(c *bridge.Catalog) []string {
+		var out []string
+		for _, r := range c.Resources() {
+			d := r.URI() + " → " + r.Tool() + " " + r.MIMEType()
+			if r.Template() {
+				enum, list, _ := r.Completions("petId")
+				d += " template"
+				if list != nil {
+					d += " complete:" + list.Tool + "." + list.Field
+				}
+				d += " enum:" + strings.Join(enum, ",")
+			}
+			out = append(out, d)
+		}
+		return out
+	}
+	want := []string{"petstore://pets/{petId} → getPetById application/json template complete:findPetsByStatus.id enum:", "petstore://inventory → getInventory "}
+	if diff := cmp.Diff(want, describe(cat)); diff != "" {
+		t.Errorf("resources (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(describe(cat), describe(back)); diff != "" {
+		t.Errorf("resources after the snapshot (-built +restored):\n%s", diff)
+	}
+	if len(cat.Spec()) == 0 || !bytes.Equal(cat.Spec(), back.Spec()) {
+		t.Errorf("the whitelisted spec did not survive the snapshot (%d bytes, then %d)", len(cat.Spec()), len(back.Spec()))
+	}
+	for _, path := range []string{`"/pet/{petId}"`, `"/pet/findByStatus"`, `"/store/inventory"`} {
+		if !bytes.Contains(cat.Spec(), []byte(path)) {
+			t.Errorf("the whitelisted spec lacks %s", path)
+		}
+	}
+	if bytes.Contains(cat.Spec(), []byte(`"/user/login"`)) {
+		t.Error("the whitelisted spec has an operation the whitelist does not select")
+	}
+}
