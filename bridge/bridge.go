@@ -140,6 +140,7 @@ type Catalog struct {
 	log        *zap.Logger
 	client     Doer
 	redactor   *sanitizer.Redactor
+	rules      sanitizer.Rules // redactor's, credentials included: per-tool variants start from them
 	shaper     result.Shaper
 	creds      *request.Prepared
 	userAgent  string
@@ -339,6 +340,7 @@ func newCatalog(opts Options) (*Catalog, error) {
 	c.creds = creds
 	rules := opts.Rules
 	rules.Secrets = append(append([]string(nil), rules.Secrets...), opts.Credentials.Secrets()...)
+	c.rules = rules
 	if c.redactor, err = sanitizer.New(rules); err != nil {
 		errs = append(errs, fmt.Errorf("sanitizer rules: %w", err))
 	}

@@ -110,7 +110,7 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	if t.shape != nil {
 		rt.Reshape = t.shape.reshape
 	}
-	out.Result = c.shaper.Shape(rt, resp.StatusCode, resp.Header, body)
+	out.Result = c.shaperFor(t).Shape(rt, resp.StatusCode, resp.Header, body)
 	out.Kind = KindOfStatus(resp.StatusCode)
 	if out.Kind != OK {
 		out.Detail = fmt.Sprintf("upstream answered HTTP %d", resp.StatusCode)

@@ -47,6 +47,7 @@ type snapTool struct {
 	Timeout                  time.Duration
 	Retry                    bool
 	Resource                 *whitelist.Resource
+	AllowKeys                []string // whitelist redact.allowKeys
 }
 
 // Snapshot encodes the prepared tools so that a later start with the same
@@ -66,7 +67,7 @@ func (c *Catalog) Snapshot() ([]byte, error) {
 			Name: t.def.Name, Title: t.def.Title, Description: t.def.Description,
 			Input: t.input.Raw(), Output: t.output.Raw(),
 			Plan: t.plan, Tags: t.tags, OperationID: t.opID, Path: t.path, Pinned: t.pinned, Allow: t.allow, Fields: t.fields, MaxItems: t.maxItm, Timeout: t.timeout, Retry: t.retry,
-			Resource: t.resource,
+			Resource: t.resource, AllowKeys: t.relaxedKeys(),
 		}
 		if t.def.Annotations != nil {
 			raw, err := json.Marshal(t.def.Annotations)
@@ -129,6 +130,11 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 		}
 		if ts.Output != nil {
 			t.def.OutputSchema = json.RawMessage(ts.Output)
+		}
+		if len(ts.AllowKeys) > 0 {
+			if err := c.relaxRedaction(t, ts.AllowKeys); err != nil {
+				return nil, fmt.Errorf("tool snapshot: %w", err)
+			}
 		}
 		c.tools = append(c.tools, t)
 	}

@@ -42,6 +42,7 @@ type Tool struct {
 	maxItm   int                 // the entry's maxItems, kept for the tool cache
 	repairs  []schema.Repair     // spec contradictions resolved while building; New collects them
 	resource *whitelist.Resource // the entry's resource; nil: none
+	relaxed  *relaxed            // whitelist redact.allowKeys; nil: the catalog's redaction
 }
 
 // builtin names the tools the bridge answers itself.
@@ -386,6 +387,11 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	}
 	if err := t.plan.Prepare(); err != nil {
 		return nil, fail("%v", err)
+	}
+	if len(op.RedactAllowKeys) > 0 {
+		if err := c.relaxRedaction(t, op.RedactAllowKeys); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
 }
