@@ -22,6 +22,7 @@ const (
 	loggingText  = "Tool with logging executed successfully"
 	progressText = "Tool with progress executed successfully"
 	mixedText    = "Multiple content types test:"
+	staticText   = "This is the content of the static text resource."
 )
 
 // handlerOptions tunes the API for tests.
@@ -68,6 +69,16 @@ func newHandler(opts handlerOptions) http.Handler {
 	})
 	mux.HandleFunc("POST /json-schema-2020-12", func(w http.ResponseWriter, r *http.Request) {
 		echoJSON(w, r)
+	})
+	// The resources (whitelist resource entries): test://static-text and
+	// test://template/{id}/data; test://static-binary is GET /image.
+	mux.HandleFunc("GET /static-text", func(w http.ResponseWriter, _ *http.Request) {
+		write(w, http.StatusOK, "text/plain; charset=utf-8", []byte(staticText))
+	})
+	mux.HandleFunc("GET /template/{id}/data", func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		body, _ := json.Marshal(map[string]any{"id": id, "templateTest": true, "data": "Data for ID: " + id}) // plain data
+		write(w, http.StatusOK, "application/json", body)
 	})
 	return mux
 }

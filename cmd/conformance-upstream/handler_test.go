@@ -32,6 +32,8 @@ func TestHandler(t *testing.T) {
 		{"GET", "/logging-tool", "", 200, "text/plain", loggingText},
 		{"GET", "/progress", "", 200, "text/plain", progressText},
 		{"POST", "/json-schema-2020-12?name=a", `{"street":"s"}`, 200, "application/json", `{"body":{"street":"s"},"query":{"name":["a"]}}`},
+		{"GET", "/static-text", "", 200, "text/plain", staticText},
+		{"GET", "/template/123/data", "", 200, "application/json", `{"data":"Data for ID: 123","id":"123","templateTest":true}`},
 		{"GET", "/nope", "", 404, "text/plain", "404"},
 	}
 	for _, tt := range tests {
