@@ -19,8 +19,9 @@ import (
 var exampleKeys = map[string]bool{"example": true, "examples": true, "default": true, "x-example": true, "x-examples": true}
 
 // reducedSpec returns the part of doc that ops (its selected operations)
-// reach, as JSON: every top-level member but paths and components as doc
-// has them (tags only those the operations use), the operations' path
+// reach, as JSON: openapi, info, servers, security and externalDocs as doc
+// has them, the tags the operations use (not webhooks, nor top-level
+// extensions such as GitHub's megabytes of x-webhooks), the operations' path
 // items with only their methods, and the components their $refs reach,
 // transitively, plus every security scheme (named, never referred to).
 // Each string passes through red; examples and defaults are also redacted
@@ -45,7 +46,7 @@ func reducedSpec(doc *openapi3.T, ops []whitelist.Operation, red *sanitizer.Reda
 	}
 	out := &openapi3.T{
 		OpenAPI: doc.OpenAPI, Info: doc.Info, Servers: doc.Servers, Security: doc.Security,
-		ExternalDocs: doc.ExternalDocs, Extensions: doc.Extensions, Paths: paths,
+		ExternalDocs: doc.ExternalDocs, Paths: paths,
 	}
 	for _, t := range doc.Tags {
 		if t != nil && used[t.Name] {
@@ -205,11 +206,21 @@ func redactTree(v any, red *sanitizer.Redactor, byKey bool) any {
 	return v
 }
 
+// maxSpecOperations bounds the operations openapi://spec describes: 200 of
+// GitHub's operations already make a 1 MB document (no agent reads that),
+// and reducing all 1,223 would add a second to a cold start.
+const maxSpecOperations = 200
+
 // buildSpec is the whitelisted part of doc for the operations that became
-// tools (nil without doc). A failure is logged and leaves the resource out:
-// the tools do not depend on it.
+// tools (nil without doc, or with more than maxSpecOperations). A failure
+// is logged and leaves the resource out: the tools do not depend on it.
 func (c *Catalog) buildSpec(doc *openapi3.T, ops []whitelist.Operation) []byte {
 	if doc == nil {
+		return nil
+	}
+	if n := c.Len(); n > maxSpecOperations {
+		c.log.Info(SpecURI+" left out: the whitelist selects more operations than it describes; narrow the whitelist to serve it",
+			zap.Int("operations", n), zap.Int("max", maxSpecOperations))
 		return nil
 	}
 	built := make(map[string]bool, len(c.tools))
