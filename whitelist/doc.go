@@ -83,9 +83,25 @@
 //     '-'/'_' ignored). The configured upstream credentials and the secret
 //     value patterns are still masked inside them. Off by default; the
 //     bridge logs each such tool at startup (INFO).
+//   - resource: also expose the operation, which must be a GET, as an MCP
+//     resource (resources/read calls the tool, through every middleware):
+//     {uri, name, mimeType, description, complete}. uri is required and
+//     absolute (api://pets); with {var} expressions (RFC 6570 level 1
+//     only: no operators, modifiers or lists; names of letters, digits and
+//     _) it is a resource template, each var naming a path or query
+//     parameter of the operation, and every path parameter and required
+//     query parameter must have one. name defaults to the tool name,
+//     description to the tool's; mimeType (a media type) to the answer's.
+//     complete maps a var to {tool, field}: completion/complete offers the
+//     parameter's enum values plus field (a dotted path; none for scalar
+//     items) of each item that the named GET tool (a selected operation, by
+//     its whitelist name or operationId, called without arguments) answers,
+//     in a top-level array or the first array member of a top-level
+//     object. URIs are unique across entries; openapi://spec is the
+//     bridge's own (the whitelisted part of the spec).
 //
-// name, description and title are per tool, so they are not allowed with
-// tag; annotations, timeout, nestedStyle, allowSlashes, pinned, allow,
+// name, description, title and resource are per operation, so they are not
+// allowed with tag; annotations, timeout, nestedStyle, allowSlashes, pinned, allow,
 // fields, maxItems and redact are.
 //
 // # Errors
