@@ -41,13 +41,17 @@ type Options struct {
 	Logger *slog.Logger
 	// Log receives the bridge's own logs (nil: none).
 	Log *zap.Logger
+	// ResultText says when a result with structuredContent also carries
+	// the JSON as text: [TextAlways] ("" too) or [TextAuto].
+	ResultText string
 }
 
 // Server is a go-sdk server whose tools follow a runtime's catalog.
 type Server struct {
-	rt  *bridge.Runtime
-	srv *mcp.Server
-	log *zap.Logger
+	rt         *bridge.Runtime
+	srv        *mcp.Server
+	log        *zap.Logger
+	resultText string
 
 	mu  sync.Mutex
 	reg map[string]*bridge.Tool // what the server lists now
@@ -62,7 +66,7 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 	if impl.Version == "" {
 		impl.Version = "dev"
 	}
-	s := &Server{rt: rt, log: opts.Log, reg: map[string]*bridge.Tool{}}
+	s := &Server{rt: rt, log: opts.Log, reg: map[string]*bridge.Tool{}, resultText: opts.ResultText}
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
@@ -211,6 +215,9 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		out, err := s.rt.Call(ctx, c)
 		if err != nil {
 			return nil, err
+		}
+		if req != nil {
+			s.adapt(req.ProtocolVersion(), out.Result)
 		}
 		return out.Result, nil
 	}

@@ -46,10 +46,15 @@ func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty bo
 	switch {
 	case empty:
 		reason, logged = "the answer has no body", true // 204 and the like: no drift to report
+	case red != nil && t.Output.Fast().Valid(red):
+		// The common case, checked in one pass over the bytes: the answer
+		// conforms (Fast accepts only what the validator accepts).
+		res.StructuredContent = json.RawMessage(red)
+		return
 	case red != nil:
 		var m map[string]any
 		switch err := json.Unmarshal(red, &m); {
-		case err != nil:
+		case err != nil || m == nil: // m is nil for the answer null
 			reason = "the answer is not a JSON object"
 		case out.Validate(m) == nil && (!t.Output.UsesFormat() || schema.Check(m, out.Schema()) == ""):
 			res.StructuredContent = json.RawMessage(red)

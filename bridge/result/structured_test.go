@@ -21,7 +21,7 @@ import (
 
 // testOutput builds a tool's output schema from an OpenAPI response schema
 // (YAML), as the bridge does in mode.
-func testOutput(t *testing.T, mode, yamlSchema string, redactable func(string) bool) *schema.Lazy {
+func testOutput(t testing.TB, mode, yamlSchema string, redactable func(string) bool) *schema.Lazy {
 	t.Helper()
 	doc, err := openapi3.NewLoader().LoadFromData([]byte(`openapi: 3.0.3
 info: {title: t, version: '1'}
@@ -66,7 +66,7 @@ const petSchema = `                type: object
                         label: {type: string}
 `
 
-func newShaper(t *testing.T) (*result.Shaper, *observer.ObservedLogs) {
+func newShaper(t testing.TB) (*result.Shaper, *observer.ObservedLogs) {
 	t.Helper()
 	red, err := sanitizer.New(sanitizer.Rules{})
 	if err != nil {
@@ -120,6 +120,8 @@ func TestShapeStructured(t *testing.T) {
 			meta: map[string]any{"reduced": true, "removedCount": float64(1), "removed": []any{"/born"}, "reason": "/born: not a valid date"}},
 		{name: "strict: a missing required member cannot be reduced", out: strict, body: `{"id":1}`},
 		{name: "top level array: {}", out: tolerant, body: `[1,2]`, want: `{}`,
+			meta: map[string]any{"replaced": true, "reason": "the answer is not a JSON object"}},
+		{name: "the answer null: {}", out: tolerant, body: `null`, want: `{}`,
 			meta: map[string]any{"replaced": true, "reason": "the answer is not a JSON object"}},
 		{name: "text answer: {}", out: tolerant, header: http.Header{"Content-Type": {"text/plain"}}, body: "hello",
 			want: `{}`, meta: map[string]any{"replaced": true, "reason": "the answer is not JSON"}},

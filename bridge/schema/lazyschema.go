@@ -18,6 +18,7 @@ type Lazy struct {
 	res     **jsonschema.Resolved
 	err     *error
 	formats *bool // the schema declares a format the checker asserts
+	fast    **Fast
 }
 
 // resolved returns the validator, resolving it once. It is safe for
@@ -39,8 +40,18 @@ func (l *Lazy) Resolved() (*jsonschema.Resolved, error) {
 		}
 		*l.res = r
 		*l.formats = UsesFormat(&s)
+		*l.fast = CompileFast(&s)
 	})
 	return *l.res, *l.err
+}
+
+// Fast returns the one-pass checker of the schema ([CompileFast]), nil
+// when the schema needs the full validator or does not resolve.
+func (l *Lazy) Fast() *Fast {
+	if _, err := l.Resolved(); err != nil {
+		return nil
+	}
+	return *l.fast
 }
 
 // UsesFormat reports whether the schema declares a format that
@@ -73,5 +84,6 @@ func NewLazy(raw json.RawMessage) Lazy {
 	}
 	var r *jsonschema.Resolved
 	var err error
-	return Lazy{raw: raw, once: new(sync.Once), res: &r, err: &err, formats: new(bool)}
+	var fast *Fast
+	return Lazy{raw: raw, once: new(sync.Once), res: &r, err: &err, formats: new(bool), fast: &fast}
 }

@@ -328,7 +328,7 @@ func (a *app) newRuntime(bt *built) (*bridge.Runtime, *mcpx.Server, error) {
 	if t := bt.cat.PingInfo().SpecTitle; t != "" {
 		title = "mcpbridge: " + t
 	}
-	srv := mcpx.New(rt, mcpx.Options{Version: version, Title: title, Logger: slogFor(a.log), Log: a.log})
+	srv := mcpx.New(rt, mcpx.Options{Version: version, Title: title, Logger: slogFor(a.log), Log: a.log, ResultText: a.cfg.ResultText})
 	return rt, srv, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
 	"github.com/mcpbridge/mcpbridge/bridge/quota"
 	"github.com/mcpbridge/mcpbridge/bridge/request"
 	"github.com/mcpbridge/mcpbridge/specloader"
@@ -59,6 +60,7 @@ type Config struct {
 	SchemaDetail       string        `mapstructure:"schema-detail"`
 	NestedStyle        string        `mapstructure:"nested-style"`
 	OutputSchema       string        `mapstructure:"output-schema"`
+	ResultText         string        `mapstructure:"result-text"`
 	MetricsListen      string        `mapstructure:"metrics-listen"`
 	LogArguments       bool          `mapstructure:"log-arguments"`
 	REST               bool          `mapstructure:"rest"`
@@ -173,6 +175,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Int("max-queue", 256, "calls waiting for a free slot; beyond, a call is refused as busy (0: no queue)")
 	fs.Int("max-description-length", 0, "trim tool descriptions to this many bytes at a word boundary (0: no limit)")
 	fs.String("output-schema", "tolerant", "tolerant (drift-proof output schemas), strict (as the spec says, repaired) or off (none)")
+	fs.String("result-text", "always", "when a result with structuredContent also carries the JSON as text: always (every host reads one of them) or auto (only clients before protocol 2025-06-18)")
 	fs.String("nested-style", "brackets", "how nested query and form values are written: brackets (a[b][0]=x), brackets-empty (a[]=x), dots (a.b.1=x) or json")
 	fs.String("schema-detail", "full", "full, or compact: drop descriptions and examples below the first level of input schemas")
 	fs.String("tools", "all", "tool mode: all (one tool per operation), dynamic (search/describe/call meta-tools), hybrid (pinned operations and the meta-tools)")
@@ -426,6 +429,9 @@ func (c *Config) Validate(cmd string) error {
 	case "tolerant", "strict", "off":
 	default:
 		add("--output-schema must be tolerant, strict or off, not %q", c.OutputSchema)
+	}
+	if !mcpx.ValidResultText(c.ResultText) {
+		add("--result-text must be always or auto, not %q", c.ResultText)
 	}
 	if _, err := request.ParseNestedStyle(c.NestedStyle); err != nil {
 		add("--nested-style: %v", err)

@@ -1,0 +1,146 @@
+package mcpx_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
+	"github.com/mcpbridge/mcpbridge/specloader"
+	"github.com/mcpbridge/mcpbridge/whitelist"
+)
+
+// shapeSpec has one operation whose 200 answer has a response schema, and
+// one without.
+const shapeSpec = `openapi: 3.0.3
+info: {title: shape, version: "1"}
+paths:
+  /typed:
+    get:
+      operationId: typed
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  id: {type: integer}
+                  name: {type: string}
+  /untyped:
+    get:
+      operationId: untyped
+      responses: {"200": {description: ok}}
+`
+
+// TestResultBlocks pins which blocks a client receives, for every protocol
+// revision a client can negotiate, every output-schema mode and both
+// result-text settings, over an in-memory session and over streamable
+// HTTP: the text a model reads is never lost, a client before 2025-06-18
+// gets the JSON as text only, and structuredContent (when declared) is the
+// whole answer.
+func TestResultBlocks(t *testing.T) {
+	const answer = `{"id":7,"name":"rex"}`
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, answer)
+	}))
+	t.Cleanup(up.Close)
+	res, err := specloader.LoadData(t.Context(), []byte(shapeSpec), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+	for _, outMode := range []string{"tolerant", "strict", "off"} {
+		cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Version: "test", OutputSchema: outMode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{mcpx.TextAlways, mcpx.TextAuto} {
+			srv := mcpx.New(bridge.NewRuntime(cat), mcpx.Options{ResultText: text}).MCP()
+			h := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
+			for _, version := range versions {
+				for _, via := range []string{"memory", "http"} {
+					name := fmt.Sprintf("%s/%s/%s/%s", outMode, text, version, via)
+					t.Run(name, func(t *testing.T) {
+						var tr mcp.Transport
+						if via == "http" {
+							tr = &mcp.StreamableClientTransport{Endpoint: h.URL}
+						} else {
+							ct, st := mcp.NewInMemoryTransports()
+							ss, err := srv.Connect(t.Context(), st, nil)
+							if err != nil {
+								t.Fatal(err)
+							}
+							t.Cleanup(func() { ss.Close() })
+							tr = ct
+						}
+						c := mcp.NewClient(&mcp.Implementation{Name: "shape", Version: "1"}, nil)
+						cs, err := c.Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer cs.Close()
+						typedHasSchema := false
+						for tool, err := range cs.Tools(t.Context(), nil) {
+							if err != nil {
+								t.Fatal(err)
+							}
+							if tool.Name == "typed" {
+								typedHasSchema = tool.OutputSchema != nil
+							}
+						}
+						if want := outMode != "off"; typedHasSchema != want {
+							t.Fatalf("typed declares an output schema: %v, want %v", typedHasSchema, want)
+						}
+						for _, tool := range []string{"typed", "untyped"} {
+							r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool})
+							if err != nil || r.IsError {
+								t.Fatalf("%s: %v %+v", tool, err, r)
+							}
+							texts := 0
+							for _, c := range r.Content {
+								if tc, ok := c.(*mcp.TextContent); ok {
+									texts++
+									if tc.Text != answer {
+										t.Errorf("%s: text %q, want %q", tool, tc.Text, answer)
+									}
+								}
+							}
+							structured := r.StructuredContent != nil
+							if structured {
+								b, _ := json.Marshal(r.StructuredContent)
+								var got, want map[string]any
+								json.Unmarshal(b, &got)               //nolint:errcheck // compared below
+								json.Unmarshal([]byte(answer), &want) //nolint:errcheck // constant
+								if fmt.Sprint(got) != fmt.Sprint(want) {
+									t.Errorf("%s: structuredContent %s, want the whole answer", tool, b)
+								}
+							}
+							old := version < "2025-06-18"
+							wantStructured := tool == "typed" && outMode != "off" && !old
+							wantText := !wantStructured || text == mcpx.TextAlways
+							if structured != wantStructured {
+								t.Errorf("%s: structuredContent present %v, want %v", tool, structured, wantStructured)
+							}
+							if (texts == 1) != wantText || texts > 1 {
+								t.Errorf("%s: %d text blocks, want text %v", tool, texts, wantText)
+							}
+						}
+					})
+				}
+			}
+			h.Close()
+		}
+	}
+}
