@@ -19,14 +19,9 @@ import path from 'node:path';
 
 const KINDS = ['none', 'null', 'missing-required', 'extra-property', 'wrong-type', 'outside-enum'];
 const DEADLINE_MS = 60_000;
-// Known rejections, each with the message the SDK gives and why. One that
-// passes is reported (remove it here), not failed: its fix lands elsewhere.
-const KNOWN = {
-  null: {
-    want: 'expected record, received null',
-    why: 'a null answer is sent as "structuredContent": null; MCP wants an object there (or none), so the TS SDK rejects it: the fix belongs in bridge/result or bridge/mcpx (omit structuredContent, keep the text "null")',
-  },
-};
+// Known rejections, each with the message the SDK gives and why (none
+// today: a null answer gets structuredContent {} and the text "null").
+const KNOWN = {};
 const [bin, upstream] = process.argv.slice(2);
 if (!bin || !upstream) {
   console.error('usage: node drift-client.mjs BINARY UPSTREAM_URL');
