@@ -175,6 +175,10 @@ func (b *bench) startTargets(ctx context.Context) ([]*target, error) {
 	floorStdio.Stderr = b.stderrSink()
 	floorHTTP := exec.Command(self, "floor", "--upstream", b.up.URL, "--transport", "http")
 	floorHTTP.Stderr = b.stderrSink()
+	floorSCStdio := exec.Command(self, "floor", "--upstream", b.up.URL, "--structured")
+	floorSCStdio.Stderr = b.stderrSink()
+	floorSCHTTP := exec.Command(self, "floor", "--upstream", b.up.URL, "--transport", "http", "--structured")
+	floorSCHTTP.Stderr = b.stderrSink()
 	bridgeStdio := exec.Command(b.bridgePath, b.bridgeArgs()...)
 	bridgeStdio.Stderr = b.stderrSink()
 	bridgeHTTP := exec.Command(b.bridgePath, b.bridgeArgs("--transport", "http", "--listen", "127.0.0.1:0", "--no-auth", "--log-format", "json")...)
@@ -182,6 +186,8 @@ func (b *bench) startTargets(ctx context.Context) ([]*target, error) {
 	err = errors.Join(
 		add(startStdio(ctx, tFloorStdio, floorStdio)),
 		add(startHTTP(ctx, tFloorHTTP, floorHTTP, false, nil, floorAnnounce)),
+		add(startStdio(ctx, tFloorSCStdio, floorSCStdio)),
+		add(startHTTP(ctx, tFloorSCHTTP, floorSCHTTP, false, nil, floorAnnounce)),
 		add(startStdio(ctx, tBridgeStdio, bridgeStdio)),
 		add(startHTTP(ctx, tBridgeHTTP, bridgeHTTP, true, b.stderrSink(), bridgeAnnounce)),
 	)

@@ -58,7 +58,7 @@ func BenchmarkCall(b *testing.B) {
 	for _, srv := range []struct {
 		name string
 		s    *mcp.Server
-	}{{"floor", newFloorServer(up.URL, eps)}, {"bridge", bridgeServer}} {
+	}{{"floor", newFloorServer(up.URL, eps, false)}, {"floor+sc", newFloorServer(up.URL, eps, true)}, {"bridge", bridgeServer}} {
 		ct, st := mcp.NewInMemoryTransports()
 		ss, err := srv.s.Connect(b.Context(), st, nil)
 		if err != nil {

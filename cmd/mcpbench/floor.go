@@ -27,13 +27,14 @@ func runFloor(ctx context.Context, args []string, stdin io.ReadCloser, stdout io
 	upstreamURL := fs.String("upstream", "", "upstream base URL")
 	transport := fs.String("transport", "stdio", "stdio or http")
 	listen := fs.String("listen", "127.0.0.1:0", "HTTP listen address")
+	structured := fs.Bool("structured", false, "declare an output schema and send the body as structuredContent too (the same work as mcpbridge's default, without validation)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *upstreamURL == "" {
 		return errors.New("floor: --upstream is required")
 	}
-	s := newFloorServer(*upstreamURL, endpoints())
+	s := newFloorServer(*upstreamURL, endpoints(), *structured)
 	switch *transport {
 	case "stdio":
 		err := s.Run(ctx, &mcp.IOTransport{Reader: stdin, Writer: stdout})
@@ -66,8 +67,10 @@ func runFloor(ctx context.Context, args []string, stdin io.ReadCloser, stdout io
 	}
 }
 
-// newFloorServer registers one verbatim-forwarding tool per endpoint.
-func newFloorServer(upstreamURL string, eps []*endpoint) *mcp.Server {
+// newFloorServer registers one verbatim-forwarding tool per endpoint;
+// structured makes each declare an output schema ({"type":"object"}) and
+// return the body as structuredContent next to the text, unchecked.
+func newFloorServer(upstreamURL string, eps []*endpoint, structured bool) *mcp.Server {
 	// The same keep-alive pool size as mcpbridge's upstream client.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns = 256
@@ -76,11 +79,15 @@ func newFloorServer(upstreamURL string, eps []*endpoint) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpbench-floor", Version: "1"}, nil)
 	for _, e := range eps {
 		url := upstreamURL + e.CallPath
-		s.AddTool(&mcp.Tool{
+		tool := &mcp.Tool{
 			Name:        e.Tool,
 			Description: "GET " + e.CallPath + " verbatim",
 			InputSchema: json.RawMessage(`{"type":"object"}`),
-		}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		}
+		if structured {
+			tool.OutputSchema = json.RawMessage(`{"type":"object"}`)
+		}
+		s.AddTool(tool, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 			if err != nil {
 				return nil, fmt.Errorf("building the request: %w", err)
@@ -94,10 +101,14 @@ func newFloorServer(upstreamURL string, eps []*endpoint) *mcp.Server {
 			if err != nil {
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
 			}
-			return &mcp.CallToolResult{
+			res := &mcp.CallToolResult{
 				IsError: resp.StatusCode >= 400,
 				Content: []mcp.Content{&mcp.TextContent{Text: string(body)}},
-			}, nil
+			}
+			if structured && !res.IsError {
+				res.StructuredContent = json.RawMessage(body)
+			}
+			return res, nil
 		})
 	}
 	return s

@@ -60,7 +60,7 @@ func TestShortRun(t *testing.T) {
 		t.Fatalf("decoding the JSON report: %v", err)
 	}
 
-	targets := []string{tDirect, tFloorStdio, tFloorHTTP, tBridgeStdio, tBridgeHTTP}
+	targets := []string{tDirect, tFloorStdio, tFloorHTTP, tFloorSCStdio, tFloorSCHTTP, tBridgeStdio, tBridgeHTTP}
 	sizes := []string{"small", "16k", "1m", "16k-pretty"}
 	type cell struct{ Target, Size string }
 	var want, got []cell
@@ -104,7 +104,7 @@ func TestShortRun(t *testing.T) {
 	// compact already).
 	for _, res := range rep.Results {
 		switch {
-		case res.Target == tDirect || res.Target == tFloorStdio || res.Target == tFloorHTTP:
+		case res.Target == tDirect || strings.HasPrefix(res.Target, "floor"):
 			if !res.EqualsUpstream {
 				t.Errorf("%s %s: text is not the upstream body", res.Target, res.Size)
 			}
@@ -152,8 +152,8 @@ func TestShortRun(t *testing.T) {
 		return strings.Contains(name, "GitHub all ops") ||
 			strings.HasPrefix(name, "throughput") && strings.Contains(name, " 1m, ")
 	}
-	if len(rep.Targets) != 29 {
-		t.Errorf("got %d target rows; want 29", len(rep.Targets))
+	if len(rep.Targets) != 50 {
+		t.Errorf("got %d target rows; want 50", len(rep.Targets))
 	}
 	for _, row := range rep.Targets {
 		if !slices.Contains([]string{"PASS", "MISS", "SKIP"}, row.Status) {

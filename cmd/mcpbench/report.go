@@ -191,46 +191,74 @@ func (r *report) evaluate() {
 		r.Targets = append(r.Targets, row)
 	}
 
-	for _, size := range []string{"small", "16k", "1m"} {
-		limit := 1.25
-		if size == "small" {
-			limit = 1.2
-		}
-		for _, tr := range []string{"stdio", "http"} {
-			name := fmt.Sprintf("overhead p50 %s, %s: bridge/floor", size, tr)
-			direct, ok1 := r.latencyOf(tDirect, size)
-			fl, ok2 := r.latencyOf("floor/"+tr, size)
-			br, ok3 := r.latencyOf("bridge/"+tr, size)
-			if !ok1 || !ok2 || !ok3 {
-				add(name, fmt.Sprintf("≤ %.2fx", limit), false, false, 0, "")
-				continue
+	// Issue 11's targets: overhead over the text-only floor (what a
+	// minimal server does), and, for reference, over floor+sc, which does
+	// the same work as the bridge's default (text and structuredContent).
+	limits := map[string]float64{"small": 1.15, "16k": 1.25, "1m": 1.05}
+	for _, floor := range []string{"floor", "floor+sc"} {
+		for _, size := range []string{"small", "16k", "1m"} {
+			limit := limits[size]
+			for _, tr := range []string{"stdio", "http"} {
+				name := fmt.Sprintf("overhead p50 %s, %s: bridge/%s", size, tr, floor)
+				direct, ok1 := r.latencyOf(tDirect, size)
+				fl, ok2 := r.latencyOf(floor+"/"+tr, size)
+				br, ok3 := r.latencyOf("bridge/"+tr, size)
+				if !ok1 || !ok2 || !ok3 {
+					add(name, fmt.Sprintf("≤ %.2fx", limit), false, false, 0, "")
+					continue
+				}
+				fo, bo := fl.P50-direct.P50, br.P50-direct.P50
+				if fo <= 0 {
+					add(name, fmt.Sprintf("≤ %.2fx", limit), false, false, 0, fmt.Sprintf("floor overhead %s ≤ 0: no ratio", fmtUs(fo)))
+					continue
+				}
+				ratio := bo / fo
+				add(name, fmt.Sprintf("≤ %.2fx", limit), ratio <= limit, true, ratio,
+					fmt.Sprintf("%.2fx (bridge +%s, %s +%s)", ratio, fmtUs(bo), floor, fmtUs(fo)))
 			}
-			fo, bo := fl.P50-direct.P50, br.P50-direct.P50
-			if fo <= 0 {
-				add(name, fmt.Sprintf("≤ %.2fx", limit), false, false, 0, fmt.Sprintf("floor overhead %s ≤ 0: no ratio", fmtUs(fo)))
-				continue
-			}
-			ratio := bo / fo
-			add(name, fmt.Sprintf("≤ %.2fx", limit), ratio <= limit, true, ratio,
-				fmt.Sprintf("%.2fx (bridge +%s, floor +%s)", ratio, fmtUs(bo), fmtUs(fo)))
 		}
 	}
 
-	for _, c := range []int{8, 32} {
-		for _, size := range []string{"small", "16k", "1m"} {
-			for _, tr := range []string{"stdio", "http"} {
-				name := fmt.Sprintf("throughput c=%d %s, %s: bridge/floor", c, size, tr)
-				fl, ok1 := r.throughputOf("floor/"+tr, size, c)
-				br, ok2 := r.throughputOf("bridge/"+tr, size, c)
-				if !ok1 || !ok2 || fl.PerSecond == 0 {
-					add(name, "≥ 90%", false, false, 0, "")
-					continue
+	for _, floor := range []string{"floor", "floor+sc"} {
+		for _, c := range []int{8, 32} {
+			for _, size := range []string{"small", "16k", "1m"} {
+				for _, tr := range []string{"stdio", "http"} {
+					name := fmt.Sprintf("throughput c=%d %s, %s: bridge/%s", c, size, tr, floor)
+					fl, ok1 := r.throughputOf(floor+"/"+tr, size, c)
+					br, ok2 := r.throughputOf("bridge/"+tr, size, c)
+					if !ok1 || !ok2 || fl.PerSecond == 0 {
+						add(name, "≥ 95%", false, false, 0, "")
+						continue
+					}
+					pct := 100 * br.PerSecond / fl.PerSecond
+					add(name, "≥ 95%", pct >= 95, true, pct,
+						fmt.Sprintf("%.0f%% (%.0f vs %.0f calls/s)", pct, br.PerSecond, fl.PerSecond))
 				}
-				pct := 100 * br.PerSecond / fl.PerSecond
-				add(name, "≥ 90%", pct >= 90, true, pct,
-					fmt.Sprintf("%.0f%% (%.0f vs %.0f calls/s)", pct, br.PerSecond, fl.PerSecond))
 			}
 		}
+	}
+
+	// Peak RSS over the call phases (1 MiB answers included when the
+	// throughput phase ran them) against the text-only floor's.
+	peak := func(target string) int64 {
+		var hwm int64
+		for _, m := range r.Memory {
+			if m.Target == target {
+				hwm = max(hwm, m.HWMKiB)
+			}
+		}
+		return hwm
+	}
+	for _, tr := range []string{"stdio", "http"} {
+		name := fmt.Sprintf("peak RSS serving up to 1 MiB, %s: bridge/floor", tr)
+		fl, br := peak("floor/"+tr), peak("bridge/"+tr)
+		if fl == 0 || br == 0 {
+			add(name, "≤ 1.5x", false, false, 0, "")
+			continue
+		}
+		ratio := float64(br) / float64(fl)
+		add(name, "≤ 1.5x", ratio <= 1.5, true, ratio,
+			fmt.Sprintf("%.2fx (%s vs %s)", ratio, fmtKiB(br), fmtKiB(fl)))
 	}
 
 	for _, ep := range r.Endpoints {
@@ -265,10 +293,13 @@ func (r *report) evaluate() {
 		add(name, limit, ci.MedianMs <= limitMs, true, ci.MedianMs,
 			fmt.Sprintf("%s (median of %d, min %s)", fmtMs(ci.MedianMs), ci.Runs, fmtMs(ci.MinMs)))
 	}
-	coldRow("cold start petstore (all ops), first start", coldSmall, "first", 20)
+	coldRow("cold start petstore (all ops), first start", coldSmall, "first", 8)
 	coldRow("cold start GitHub 20 ops, first start", coldGitHub20, "first", 150)
-	coldRow("cold start GitHub all ops, first start", coldGitHubAll, "first", 1200)
-	coldRow("cold start GitHub all ops, restart", coldGitHubAll, "restart", 100)
+	// ivotobyFirstStartMs is @ivotoby/openapi-mcp-server 1.16.1's first
+	// start on GitHub's spec, measured the same way in the same window as
+	// the published comparison (README); the target is 0.9x of it.
+	coldRow("cold start GitHub all ops, first start (≤ 0.9x ivotoby's 563 ms)", coldGitHubAll, "first", 0.9*ivotobyFirstStartMs)
+	coldRow("cold start GitHub all ops, restart", coldGitHubAll, "restart", 250)
 
 	rssRow := func(name, c string, limitMiB float64) {
 		limit := fmt.Sprintf("≤ %.0f MiB", limitMiB)
@@ -286,14 +317,28 @@ func (r *report) evaluate() {
 	}
 	rssRow("idle RSS petstore (all ops)", coldSmall, 15)
 	rssRow("idle RSS GitHub all ops", coldGitHubAll, 60)
+	if ci, ok := r.coldOf(coldGitHubAll, "first"); ok {
+		peakMiB := float64(ci.PeakRSSKiB) / 1024
+		add("peak RSS GitHub all ops, first start (≤ ivotoby's)", fmt.Sprintf("≤ %.0f MiB", ivotobyPeakRSSMiB), peakMiB <= ivotobyPeakRSSMiB, true, peakMiB,
+			fmt.Sprintf("%.1f MiB", peakMiB))
+	} else {
+		add("peak RSS GitHub all ops, first start (≤ ivotoby's)", fmt.Sprintf("≤ %.0f MiB", ivotobyPeakRSSMiB), false, false, 0, "")
+	}
 
 	if ci, ok := r.coldOf(coldGitHubAll, "first"); ok {
-		add("tools/list GitHub all ops", "≤ 1.2 MB", ci.ListBytes <= 1_200_000, true, float64(ci.ListBytes),
+		add("tools/list GitHub all ops (no larger than before)", "≤ 2.52 MB", ci.ListBytes <= 2_520_000, true, float64(ci.ListBytes),
 			fmt.Sprintf("%.2f MB (%d tools)", float64(ci.ListBytes)/1e6, ci.Tools))
 	} else {
-		add("tools/list GitHub all ops", "≤ 1.2 MB", false, false, 0, "")
+		add("tools/list GitHub all ops (no larger than before)", "≤ 2.52 MB", false, false, 0, "")
 	}
 }
+
+// The reference peer's figures for GitHub's spec (all operations), from
+// the published side-by-side measurement: mcpbench does not install peers.
+const (
+	ivotobyFirstStartMs = 563.0
+	ivotobyPeakRSSMiB   = 156.0
+)
 
 func fmtUs(v float64) string {
 	switch {

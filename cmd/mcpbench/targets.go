@@ -21,11 +21,15 @@ import (
 
 // Target names, in the order the tables list them.
 const (
-	tDirect      = "direct"
-	tFloorStdio  = "floor/stdio"
-	tFloorHTTP   = "floor/http"
-	tBridgeStdio = "bridge/stdio"
-	tBridgeHTTP  = "bridge/http"
+	tDirect     = "direct"
+	tFloorStdio = "floor/stdio"
+	tFloorHTTP  = "floor/http"
+	// The floor+sc targets do what mcpbridge does by default for a tool
+	// with an output schema: the body as text and as structuredContent.
+	tFloorSCStdio = "floor+sc/stdio"
+	tFloorSCHTTP  = "floor+sc/http"
+	tBridgeStdio  = "bridge/stdio"
+	tBridgeHTTP   = "bridge/http"
 )
 
 // callOut is what one call brought back: Body for the direct client,
