@@ -17,14 +17,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
-	"github.com/spf13/pflag"
 	"go.opentelemetry.io/otel"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -46,24 +44,6 @@ import (
 // -ldflags "-X main.version=v1.2.3"; "dev" otherwise.
 var version = "dev"
 
-const usageText = `mcpbridge serves the operations of a REST API's OpenAPI document as MCP tools.
-
-Usage:
-  mcpbridge serve --spec PATH|URL [--upstream URL] [--whitelist PATH | --all-operations] [--config PATH] [flags]
-  mcpbridge tools --spec PATH|URL [--whitelist PATH | --all-operations] [--json | --stats] [flags]
-  mcpbridge demo [--transport stdio|http] [flags]
-  mcpbridge call TOOL [--args JSON] --spec PATH|URL [--whitelist PATH | --all-operations] [flags]
-  mcpbridge validate --spec PATH|URL [--whitelist PATH] [flags]
-  mcpbridge init --spec PATH|URL > whitelist.yaml
-  mcpbridge client list|call [TOOL] (--command "CMD ARGS" | --url URL) [--args JSON] [--header "Name: value"]
-  mcpbridge version
-
-Every flag has an environment variable MCPBRIDGE_<FLAG> (dashes become
-underscores; repeatable flags take a plural, comma-separated variable, e.g.
-MCPBRIDGE_API_KEYS) and a key of the same name in the --config YAML file.
-Run "mcpbridge serve --help" for the flags.
-`
-
 // run is the whole program; main only adds signals and the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (err error) {
 	// The error main prints passes through the sanitizer: a startup error
@@ -77,44 +57,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			err = &redactedError{msg: red.RedactString(err.Error()), err: err}
 		}
 	}()
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usageText)
-		return errors.New("no command given")
-	}
-	cmd := args[0]
-	switch cmd {
-	case "version", "--version":
-		fmt.Fprintln(stdout, "mcpbridge", version)
-		return nil
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usageText)
-		return nil
-	case "serve", "tools", "demo", "call", "validate", "init":
-	case "client":
-		return runClient(ctx, args[1:], stdout, stderr)
-	default:
-		fmt.Fprint(stderr, usageText)
-		return fmt.Errorf("unknown command %q", cmd)
-	}
-	fs := flagSet(cmd)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage of mcpbridge %s:\n%s", cmd, fs.FlagUsages())
-	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
+	if handled, err := dispatch(ctx, args, stdout, stderr); handled { // cli.go
 		return err
 	}
-	var positional []string
-	if cmd == "call" {
-		if fs.NArg() != 1 {
-			return errors.New("call: name exactly one tool: mcpbridge call TOOL [--args JSON]")
-		}
-		positional = fs.Args()
-	} else if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	cmd := args[0]
+	fs, positional, err := parseCommand(cmd, args[1:], stdout)
+	if errors.Is(err, errHelpShown) {
+		return nil
+	}
+	if err != nil {
+		return err
 	}
 	cfg, err := loadConfig(fs, os.Environ())
 	if err != nil {
@@ -137,7 +89,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// headroom halves that for a few MiB of heap.
 		debug.SetGCPercent(200)
 	}
-	a := &app{cfg: cfg, log: log, stdin: stdin, stdout: stdout}
+	a := &app{cfg: cfg, log: log, stdin: stdin, stdout: stdout, stderr: stderr}
 	defer func() {
 		for _, c := range a.closers {
 			_ = c() // closing a client at exit: nothing left to report to
@@ -180,6 +132,7 @@ type app struct {
 	log    *zap.Logger
 	stdin  io.Reader
 	stdout io.Writer
+	stderr io.Writer // for the demo's note to a person; logs go through log
 
 	// specData and whitelistData, when set, are used instead of cfg.Spec
 	// and cfg.Whitelist (the embedded demo).
@@ -477,42 +430,6 @@ func restIdentity(r *http.Request) *bridge.Identity {
 		remote = r.RemoteAddr
 	}
 	return mcpx.IdentityOf(auth.TokenInfoFromContext(r.Context()), remote)
-}
-
-// tools prints the tools serve would expose.
-func (a *app) tools(ctx context.Context) error {
-	bt, err := a.build(ctx, false, false)
-	if err != nil {
-		return err
-	}
-	_, srv, err := a.newRuntime(bt)
-	if err != nil {
-		return err
-	}
-	defs, err := mcpx.ListTools(ctx, srv.MCP(), version)
-	if err != nil {
-		return err
-	}
-	if a.cfg.JSON && !a.cfg.Stats {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(defs)
-	}
-	if a.cfg.Stats {
-		return a.printStats(ctx, bt, defs)
-	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tHINTS\tTITLE")
-	for _, t := range defs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, hints(t.Annotations), oneLine(t.Title))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, sk := range bt.cat.Skipped() {
-		fmt.Fprintf(a.stdout, "skipped %s: %s\n", sk.Operation, sk.Reason)
-	}
-	return nil
 }
 
 func (a *app) printStats(ctx context.Context, bt *built, defs []*mcp.Tool) error {

@@ -9,8 +9,10 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
@@ -82,45 +84,116 @@ func catalogToolNames(c *bridge.Catalog) []string {
 	return names
 }
 
-// maxReport bounds each group of a validate report.
+// maxReport bounds each group of a report (tools --stats repairs).
 const maxReport = 10
 
+// maxProblemBytes bounds one problem line of a validate report: a spec
+// error may quote a whole document.
+const maxProblemBytes = 400
+
 // validate checks the spec and the whitelist as serve would, and prints a
-// bounded report grouped by kind. It fails on anything that would stop
-// serve (and, with --strict, on warnings and skipped operations).
+// bounded report grouped by kind: each kind lists its first --max-problems
+// problems, then "... and K more". It fails (exit status 1) on anything
+// that would stop serve and, with --strict, on warnings and skipped
+// operations.
 func (a *app) validate(ctx context.Context) error {
 	a.verify = true
 	if a.cfg.Whitelist == "" {
 		a.cfg.AllOperations = true
 	}
-	bt, err := a.build(ctx, false, false)
-	if err != nil {
-		fmt.Fprintf(a.stdout, "FAIL\n%s\n", boundLines(err.Error(), 40))
-		return errors.New("validation failed")
+	n := a.cfg.MaxProblems
+	if n <= 0 {
+		n = maxReport
 	}
 	w := a.stdout
+	bt, err := a.build(ctx, false, false)
+	if err != nil {
+		fmt.Fprintln(w, "FAIL")
+		problems := splitProblems(err.Error())
+		byKind, kinds := groupProblems(problems, problemKind)
+		for _, k := range kinds {
+			printGroup(w, "errors ("+k+")", byKind[k], n)
+		}
+		return fmt.Errorf("validation failed: %d %s", len(problems), plural(len(problems), "problem", "problems"))
+	}
 	fmt.Fprintf(w, "spec:       OK (OpenAPI %s, %d operations selected)\n", bt.spec.Version, bt.ops)
 	if a.cfg.Whitelist != "" {
 		fmt.Fprintf(w, "whitelist:  OK (%s)\n", a.cfg.Whitelist)
 	}
 	fmt.Fprintf(w, "tools:      %d\n", bt.cat.Len())
-	printGroup(w, "warnings", bt.spec.Warnings)
-	byReason := map[string][]string{}
+	printGroup(w, "warnings", bt.spec.Warnings, n)
+	var skipped []string
 	for _, sk := range bt.cat.Skipped() {
-		byReason[reasonKind(sk.Reason)] = append(byReason[reasonKind(sk.Reason)], sk.Operation+": "+sk.Reason)
+		skipped = append(skipped, sk.Operation+": "+sk.Reason)
 	}
-	kinds := make([]string, 0, len(byReason))
-	for k := range byReason {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
+	byKind, kinds := groupProblems(skipped, func(p string) string {
+		_, reason, _ := strings.Cut(p, ": ")
+		return reasonKind(reason)
+	})
 	for _, k := range kinds {
-		printGroup(w, "skipped ("+k+")", byReason[k])
+		printGroup(w, "skipped ("+k+")", byKind[k], n)
 	}
-	if len(bt.cat.Skipped()) > 0 {
+	if len(skipped) > 0 {
 		fmt.Fprintln(w, "hint:       skipped operations are not exposed; leave them out of the whitelist or fix the spec")
 	}
 	return nil
+}
+
+// splitProblems is one problem per line of an error (errors.Join puts one
+// per line), blank lines dropped.
+func splitProblems(msg string) []string {
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// groupProblems groups problems by kind, kinds sorted.
+func groupProblems(problems []string, kind func(string) string) (map[string][]string, []string) {
+	by := map[string][]string{}
+	var kinds []string
+	for _, p := range problems {
+		k := kind(p)
+		if _, seen := by[k]; !seen {
+			kinds = append(kinds, k)
+		}
+		by[k] = append(by[k], p)
+	}
+	sort.Strings(kinds)
+	return by, kinds
+}
+
+// problemLocation is the "FILE: line N: " a whitelist problem starts with.
+var problemLocation = regexp.MustCompile(`^(?:[^:]*: )?line \d+: `)
+
+// quoted matches a double-quoted string in a message.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// problemKind is a problem without its place and its particulars:
+// `line 3: operationId "getItme" matches no operation; did you mean
+// "getItem"?` is of kind `operationId "…" matches no operation`, and
+// `line 5: GET /x matches no operation` of kind `METHOD /… matches no
+// operation`.
+func problemKind(p string) string {
+	p = problemLocation.ReplaceAllString(p, "")
+	p, _, _ = strings.Cut(p, "; ")
+	p = quoted.ReplaceAllString(p, `"…"`)
+	f := strings.Fields(p)
+	for i, w := range f {
+		switch {
+		case strings.HasPrefix(w, "/"):
+			f[i] = "/…" // a path
+		case w == "GET" || w == "PUT" || w == "POST" || w == "DELETE" || w == "PATCH" || w == "HEAD" || w == "OPTIONS" || w == "TRACE":
+			f[i] = "METHOD"
+		}
+	}
+	if len(f) > 8 {
+		f = append(f[:8], "…")
+	}
+	return strings.Join(f, " ")
 }
 
 // reasonKind groups skip reasons by their first words.
@@ -132,26 +205,40 @@ func reasonKind(r string) string {
 	return strings.Trim(strings.Join(f, " "), ":")
 }
 
-func printGroup(w io.Writer, title string, items []string) {
+// printGroup prints a titled group: its first n items, one line each and
+// bounded, then how many more there are.
+func printGroup(w io.Writer, title string, items []string, n int) {
 	if len(items) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "%s: %d\n", title, len(items))
 	for i, it := range items {
-		if i == maxReport {
-			fmt.Fprintf(w, "  ... and %d more\n", len(items)-maxReport)
+		if i == n {
+			fmt.Fprintf(w, "  ... and %d more\n", len(items)-n)
 			break
 		}
-		fmt.Fprintf(w, "  - %s\n", oneLine(it))
+		fmt.Fprintf(w, "  - %s\n", boundLine(it))
 	}
 }
 
-func boundLines(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) <= n {
+// boundLine is s on one line, at most maxProblemBytes long.
+func boundLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= maxProblemBytes {
 		return s
 	}
-	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... and %d more lines", len(lines)-n)
+	cut := s[:maxProblemBytes]
+	for !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", cut, len(s))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // initWhitelist prints a commented whitelist.yaml for the spec: every
@@ -229,30 +316,42 @@ func yamlString(s string) string {
 	return s
 }
 
+// clientOptions are the flags of "mcpbridge client".
+type clientOptions struct {
+	command, url, args *string
+	headers            *[]string
+}
+
+// clientFlags declares the flags of "mcpbridge client".
+func clientFlags() (*pflag.FlagSet, clientOptions) {
+	fs := pflag.NewFlagSet("client", pflag.ContinueOnError)
+	fs.SortFlags = false
+	return fs, clientOptions{
+		command: fs.String("command", "", `server command line, split on spaces (stdio), e.g. "mcpbridge demo"`),
+		url:     fs.String("url", "", "server URL (streamable HTTP), e.g. http://127.0.0.1:8080/mcp"),
+		headers: fs.StringArray("header", nil, `HTTP header sent with every request, "Name: value" (repeatable)`),
+		args:    fs.String("args", "", "call: the arguments as a JSON object"),
+	}
+}
+
 // runClient is "mcpbridge client": a small MCP client for smoke tests of
 // any server, over stdio (--command) or streamable HTTP (--url).
-func runClient(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := pflag.NewFlagSet("client", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	command := fs.String("command", "", `server command line, split on spaces (stdio), e.g. "mcpbridge demo"`)
-	url := fs.String("url", "", "server URL (streamable HTTP), e.g. http://127.0.0.1:8080/mcp")
-	headers := fs.StringArray("header", nil, `HTTP header sent with every request, "Name: value" (repeatable)`)
-	argsJSON := fs.String("args", "", "call: the arguments as a JSON object")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: mcpbridge client list|call [TOOL] (--command \"CMD ARGS\" | --url URL) [flags]\n%s", fs.FlagUsages())
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
+func runClient(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	fs, opt := clientFlags()
+	c, _ := lookupCommand("client")
+	if err := parseFlags(c, fs, args, stdout); err != nil {
+		if errors.Is(err, errHelpShown) {
 			return nil
 		}
 		return err
 	}
+	command, url, headers, argsJSON := opt.command, opt.url, opt.headers, opt.args
 	rest := fs.Args()
 	if len(rest) == 0 || (rest[0] != "list" && rest[0] != "call") || (rest[0] == "call") != (len(rest) == 2) || len(rest) > 2 {
-		return errors.New(`client: want "list" or "call TOOL"`)
+		return usageErrorf(`client: want "list" or "call TOOL"`)
 	}
 	if (*command == "") == (*url == "") {
-		return errors.New("client: give exactly one of --command and --url")
+		return usageErrorf("client: give exactly one of --command and --url")
 	}
 	var tr mcp.Transport
 	if *command != "" {

@@ -112,6 +112,12 @@ type Config struct {
 	LogFormat string `mapstructure:"log-format"`
 	NoCache   bool   `mapstructure:"no-cache"`
 	CacheDir  string `mapstructure:"cache-dir"`
+
+	// Previews and reports.
+	Verbose     bool     `mapstructure:"verbose"`      // tools --json: each tool with its operation
+	Tags        []string `mapstructure:"tags"`         // tools: only operations with one of these tags
+	Paths       []string `mapstructure:"paths"`        // tools: only operations under one of these path prefixes
+	MaxProblems int      `mapstructure:"max-problems"` // validate: problems shown per kind
 }
 
 // UpstreamAuth holds richer upstream credentials (config file or env).
@@ -218,6 +224,10 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("args", "", "call: the tool's arguments as a JSON object")
 	fs.Bool("json", false, "tools: print the tools/list array as JSON")
 	fs.Bool("stats", false, "tools: print operation, tool, skip and payload statistics")
+	fs.Bool("verbose", false, `tools --json: each tool with its operation, {"tool": {...}, "operation": {"method", "path", "operationId", "tags"}}`)
+	fs.StringArray("tag", nil, "tools: only the operations tagged `TAG` (repeatable; a preview of a whitelist tag entry)")
+	fs.StringArray("path", nil, "tools: only the operations whose path starts with `PREFIX`, e.g. /pet (repeatable)")
+	fs.Int("max-problems", 10, "validate: problems listed per kind before \"... and K more\"")
 	fs.String("log-level", "info", "debug, info, warn or error")
 	fs.String("log-format", "console", "console or json (logs always go to stderr)")
 	fs.Bool("no-cache", false, "do not use the persistent tool cache")
@@ -237,6 +247,8 @@ var flagKeys = map[string]string{
 	"api-key":              "api-keys",
 	"allowed-origin":       "allowed-origins",
 	"authorization-server": "authorization-servers",
+	"tag":                  "tags",
+	"path":                 "paths",
 }
 
 // regexpLists are list keys whose items are regular expressions: their
@@ -315,6 +327,7 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		msg = strings.ReplaceAll(msg, "decoding failed due to the following error(s):\n\n", "")
 		return nil, fmt.Errorf("%s: %s", where, msg)
 	}
+	resolveConfigPaths(&cfg, v, fs, environ) // configpaths.go
 	if !v.IsSet("otel") {
 		cfg.OTel = otelFromEnv(environ)
 	}

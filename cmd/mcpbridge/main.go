@@ -16,6 +16,6 @@ func main() {
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcpbridge:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err)) // 2: a command line not understood (cli.go)
 	}
 }
