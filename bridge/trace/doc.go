@@ -29,6 +29,22 @@
 // client's traceparent from params._meta or the HTTP request's headers, and
 // [HTTPContext] does it for plain HTTP handlers such as the REST facade.
 //
+// The default exporter is this package's own (otlphttp.go, otlpproto.go):
+// OTLP/HTTP with the protobuf encoding (application/x-protobuf), the one
+// every collector accepts, written field by field with protowire. It
+// replaces OpenTelemetry's otlptracehttp, whose configuration package links
+// gRPC and whose request types bring grpc-gateway: 11 MB of binary and
+// 3.5 MiB of idle RSS for a client that only POSTs. protowire is the wire
+// primitives alone; the generated types and their reflection runtime are
+// not needed (the binary still holds the runtime, for Prometheus). The
+// messages written are frozen by OTLP's stability guarantees, and the
+// tests decode them with the generated types. The exporter reads the
+// OTEL_EXPORTER_OTLP_[TRACES_]{ENDPOINT,HEADERS,TIMEOUT,COMPRESSION,
+// CERTIFICATE,CLIENT_CERTIFICATE,CLIENT_KEY} variables, retries 429, 502,
+// 503, 504 and failed connections (at most 5 attempts, backoff or
+// Retry-After, within the export timeout), reads at most 64 KiB of an
+// answer, and never quotes a header value: they carry API keys.
+//
 // Every function takes its TracerProvider explicitly; nothing here reads or
 // sets OpenTelemetry's process-wide provider or propagator. A nil provider
 // turns the piece off at no cost.

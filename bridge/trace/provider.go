@@ -3,9 +3,9 @@ package trace
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	oteltrace "go.opentelemetry.io/otel/trace"
@@ -23,9 +23,12 @@ type ProviderOptions struct {
 	ServiceVersion string
 	// Exporter receives the finished spans, in batches. nil means OTLP over
 	// HTTP (protobuf), configured by the standard variables:
-	// OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
-	// (default http://localhost:4318), ..._HEADERS, ..._TIMEOUT,
-	// ..._COMPRESSION, ..._CERTIFICATE, ..._INSECURE.
+	// OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318; the
+	// spans go to its /v1/traces) or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+	// (used as is), ..._HEADERS, ..._TIMEOUT, ..._COMPRESSION,
+	// ..._CERTIFICATE, ..._CLIENT_CERTIFICATE, ..._CLIENT_KEY, each with
+	// its ..._TRACES_ form, which wins. A variable that does not parse is
+	// an error here, not a silently different exporter.
 	Exporter sdktrace.SpanExporter
 }
 
@@ -56,9 +59,11 @@ func NewProvider(ctx context.Context, opts ProviderOptions) (*Provider, error) {
 	}
 	exp := opts.Exporter
 	if exp == nil {
-		if exp, err = otlptracehttp.New(ctx); err != nil {
+		cfg, err := otlpConfigFromEnv(os.Getenv)
+		if err != nil {
 			return nil, fmt.Errorf("OTLP trace exporter: %w", err)
 		}
+		exp = newOTLPExporter(cfg)
 	}
 	return &Provider{sdk: sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))}, nil
 }

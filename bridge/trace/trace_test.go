@@ -1,6 +1,7 @@
 package trace_test
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	oteltrace "go.opentelemetry.io/otel/trace"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
@@ -102,6 +104,14 @@ func newFixture(t *testing.T, mws ...bridge.Middleware) *fixture {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	f := newFixtureWith(t, tp, mws...)
+	f.rec = rec
+	return f
+}
+
+// newFixtureWith is a fixture whose spans go to tp; its rec is nil.
+func newFixtureWith(t *testing.T, tp oteltrace.TracerProvider, mws ...bridge.Middleware) *fixture {
+	t.Helper()
 	up := newUpstream(t)
 	res, err := specloader.LoadData(t.Context(), []byte(testSpec), nil, specloader.Options{})
 	if err != nil {
@@ -122,7 +132,7 @@ func newFixture(t *testing.T, mws ...bridge.Middleware) *fixture {
 		t.Fatal(err)
 	}
 	rt := bridge.NewRuntime(cat, append([]bridge.Middleware{trace.Middleware(tp)}, mws...)...)
-	return &fixture{rec: rec, up: up, srv: mcpx.New(rt, mcpx.Options{Version: "test"}).MCP()}
+	return &fixture{up: up, srv: mcpx.New(rt, mcpx.Options{Version: "test"}).MCP()}
 }
 
 func (f *fixture) connectInMemory(t *testing.T) *mcp.ClientSession {
@@ -589,32 +599,99 @@ type keepSpans struct{ *tracetest.InMemoryExporter }
 func (keepSpans) Shutdown(context.Context) error { return nil }
 
 // TestProviderExportsOTLP runs the default exporter against a collector on
-// httptest: spans arrive as OTLP/HTTP protobuf at /v1/traces.
+// httptest: a traced call arrives as one OTLP/HTTP protobuf request at
+// /v1/traces, with the configured headers, the resource, the scopes, and
+// the attempt span the call span's child.
 func TestProviderExportsOTLP(t *testing.T) {
-	got := make(chan string, 4)
-	col := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got <- r.Method + " " + r.URL.Path + " " + r.Header.Get("Content-Type")
-		w.Header().Set("Content-Type", "application/x-protobuf")
-	}))
-	defer col.Close()
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", col.URL)
-	p, err := trace.NewProvider(t.Context(), trace.ProviderOptions{})
+	col := newCollector(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", col.URL+"/")
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20tok+en/x==, X-Tenant = t1")
+	t.Setenv("OTEL_SERVICE_NAME", "")
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "")
+	p, err := trace.NewProvider(t.Context(), trace.ProviderOptions{ServiceVersion: "v9"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, span := p.TracerProvider().Tracer("t").Start(t.Context(), "s")
-	span.End()
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	f := newFixtureWith(t, p.TracerProvider())
+	res := call(t, f.connectInMemory(t), &mcp.CallToolParams{Name: "getItem", Arguments: map[string]any{"id": argValue}})
+	if res.IsError {
+		t.Fatalf("call failed: %+v", res.Content)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	if err := p.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case req := <-got:
-		if req != "POST /v1/traces application/x-protobuf" {
-			t.Errorf("collector got %q", req)
+
+	reqs := col.received()
+	if len(reqs) != 1 {
+		t.Fatalf("collector got %d requests, want 1", len(reqs))
+	}
+	r := reqs[0]
+	if r.method != http.MethodPost || r.path != "/v1/traces" || r.header.Get("Content-Type") != "application/x-protobuf" {
+		t.Errorf("collector got %s %s %s, want POST /v1/traces application/x-protobuf", r.method, r.path, r.header.Get("Content-Type"))
+	}
+	if got := r.header.Get("Authorization"); got != "Bearer tok+en/x==" {
+		t.Errorf("Authorization %q, want the URL-decoded value with its + kept", got)
+	}
+	if got := r.header.Get("X-Tenant"); got != "t1" {
+		t.Errorf("X-Tenant %q, want t1", got)
+	}
+	if len(r.data.ResourceSpans) != 1 {
+		t.Fatalf("%d resource spans, want 1", len(r.data.ResourceSpans))
+	}
+	rs := r.data.ResourceSpans[0]
+	resAttrs := kvs(rs.GetResource().GetAttributes())
+	if resAttrs["service.name"] != "mcpbridge" || resAttrs["service.version"] != "v9" || resAttrs["telemetry.sdk.language"] != "go" {
+		t.Errorf("resource %v, want service.name mcpbridge, service.version v9 and the SDK's attributes", resAttrs)
+	}
+	byScope := map[string][]*tracepb.Span{}
+	for _, ss := range rs.ScopeSpans {
+		byScope[ss.GetScope().GetName()] = append(byScope[ss.GetScope().GetName()], ss.Spans...)
+	}
+	calls := byScope[trace.ScopeName]
+	if len(calls) != 1 || len(byScope) != 2 {
+		t.Fatalf("spans by scope %v, want one call span in %s and one attempt span in otelhttp's", byScope, trace.ScopeName)
+	}
+	var attempt *tracepb.Span
+	for name, spans := range byScope {
+		if name != trace.ScopeName && len(spans) == 1 {
+			attempt = spans[0]
 		}
-	default:
-		t.Fatal("nothing exported")
+	}
+	if attempt == nil {
+		t.Fatalf("no single attempt span in %v", byScope)
+	}
+	cs := calls[0]
+	if cs.Name != "tools/call getItem" || cs.Kind != tracepb.Span_SPAN_KIND_SERVER {
+		t.Errorf("call span %q kind %v, want \"tools/call getItem\" server", cs.Name, cs.Kind)
+	}
+	a := kvs(cs.Attributes)
+	for key, want := range map[attribute.Key]any{
+		trace.MethodKey:    "tools/call",
+		trace.ToolKey:      "getItem",
+		trace.TransportKey: "stdio",
+		trace.OutcomeKey:   "ok",
+		trace.StatusKey:    int64(200),
+		trace.AttemptsKey:  int64(1),
+	} {
+		if got := a[string(key)]; got != want {
+			t.Errorf("call span %s = %#v, want %#v", key, got, want)
+		}
+	}
+	if len(cs.ParentSpanId) != 0 || len(cs.TraceId) != 16 || len(cs.SpanId) != 8 {
+		t.Errorf("call span trace %x span %x parent %x: want a root span", cs.TraceId, cs.SpanId, cs.ParentSpanId)
+	}
+	if !bytes.Equal(attempt.ParentSpanId, cs.SpanId) || !bytes.Equal(attempt.TraceId, cs.TraceId) || attempt.Kind != tracepb.Span_SPAN_KIND_CLIENT {
+		t.Errorf("attempt span trace %x parent %x kind %v, want trace %x parent %x client", attempt.TraceId, attempt.ParentSpanId, attempt.Kind, cs.TraceId, cs.SpanId)
+	}
+	if cs.StartTimeUnixNano == 0 || cs.EndTimeUnixNano < cs.StartTimeUnixNano || attempt.StartTimeUnixNano < cs.StartTimeUnixNano {
+		t.Errorf("times: call %d-%d attempt %d", cs.StartTimeUnixNano, cs.EndTimeUnixNano, attempt.StartTimeUnixNano)
+	}
+	if cs.Flags != 0x101 { // sampled, parent known not remote
+		t.Errorf("call span flags %#x, want 0x101", cs.Flags)
+	}
+	if bytes.Contains(r.raw, []byte(argValue)) || bytes.Contains(r.raw, []byte(queryCred)) {
+		t.Error("the export carries an argument value or the query credential")
 	}
 }
