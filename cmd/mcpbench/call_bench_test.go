@@ -1,13 +1,19 @@
 package main
 
 import (
+	"io"
 	"os"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/limit"
 	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
+	"github.com/mcpbridge/mcpbridge/bridge/observe"
 	bupstream "github.com/mcpbridge/mcpbridge/bridge/upstream"
 	"github.com/mcpbridge/mcpbridge/specloader"
 	"github.com/mcpbridge/mcpbridge/whitelist"
@@ -54,11 +60,19 @@ func BenchmarkCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	bridgeServer := mcpx.New(bridge.NewRuntime(br), mcpx.Options{Version: "bench"}).MCP()
+	// bridge+chain has the middlewares mcpbridge serve installs by default.
+	metrics, err := observe.NewMetrics(prometheus.NewRegistry(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	chained := bridge.NewRuntime(br, metrics.Middleware(), observe.Usage(zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), zap.InfoLevel)), observe.UsageOptions{}),
+		bridge.Access(), limit.Concurrency(limit.Options{MaxInFlight: 64, MaxQueue: -1}))
+	chainServer := mcpx.New(chained, mcpx.Options{Version: "bench"}).MCP()
 
 	for _, srv := range []struct {
 		name string
 		s    *mcp.Server
-	}{{"floor", newFloorServer(up.URL, eps, false)}, {"floor+sc", newFloorServer(up.URL, eps, true)}, {"bridge", bridgeServer}} {
+	}{{"floor", newFloorServer(up.URL, eps, false)}, {"floor+sc", newFloorServer(up.URL, eps, true)}, {"bridge", bridgeServer}, {"bridge+chain", chainServer}} {
 		ct, st := mcp.NewInMemoryTransports()
 		ss, err := srv.s.Connect(b.Context(), st, nil)
 		if err != nil {

@@ -33,8 +33,25 @@ func (b *bench) latency(ctx context.Context, targets []*target) error {
 		samples[i] = make([][]time.Duration, len(b.eps))
 	}
 	n := len(targets)
+	// CPU ticks each server process spent per size, over the same calls.
+	ticks := make([][]int64, len(targets))
+	for i := range ticks {
+		ticks[i] = make([]int64, len(b.eps))
+	}
+	cpuNow := func() []int64 {
+		out := make([]int64, len(targets))
+		for i, t := range targets {
+			if t.pid != 0 {
+				if m, err := readMem(t.pid); err == nil {
+					out[i] = m.CPUTicks
+				}
+			}
+		}
+		return out
+	}
 	for r := range b.cfg.Rounds {
 		for ei, e := range b.eps {
+			before := cpuNow()
 			for i := range batches[e.Size] {
 				for j := range n {
 					ti := (i + j + r) % n
@@ -47,6 +64,9 @@ func (b *bench) latency(ctx context.Context, targets []*target) error {
 					samples[ti][ei] = append(samples[ti][ei], d)
 				}
 			}
+			for ti, after := range cpuNow() {
+				ticks[ti][ei] += after - before[ti]
+			}
 		}
 	}
 	for ei, e := range b.eps {
@@ -58,10 +78,20 @@ func (b *bench) latency(ctx context.Context, targets []*target) error {
 				Target: t.Name, Size: e.Size, N: len(s),
 				P50: us(p50), P90: us(percentile(s, 0.9)), P99: us(percentile(s, 0.99)),
 				Mean: us(mean(s)), Overhead: us(p50 - direct),
+				CPUPerCall: cpuPerCall(ticks[ti][ei], len(s)),
 			})
 		}
 	}
 	return nil
+}
+
+// cpuPerCall is the server CPU time per call in µs, from USER_HZ ticks
+// (100 a second on Linux, so it needs thousands of calls to be exact).
+func cpuPerCall(ticks int64, calls int) float64 {
+	if calls == 0 || ticks <= 0 {
+		return 0
+	}
+	return float64(ticks) * 1e4 / float64(calls)
 }
 
 // throughput runs c workers per target calling one endpoint back to back

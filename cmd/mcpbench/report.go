@@ -71,6 +71,9 @@ type latencyInfo struct {
 	P99      float64 `json:"p99Us"`
 	Mean     float64 `json:"meanUs"`
 	Overhead float64 `json:"overheadP50Us"` // p50 − direct p50
+	// CPUPerCall is the server process's CPU time per call (user +
+	// system), which the machine's load moves far less than latency.
+	CPUPerCall float64 `json:"cpuPerCallUs"`
 }
 
 type throughputInfo struct {

@@ -41,7 +41,7 @@ func (r *report) print(w io.Writer) {
 
 	if len(r.Latency) > 0 {
 		section(fmt.Sprintf("Latency, sequential calls interleaved round-robin (%d rounds)", e.Rounds))
-		fmt.Fprintln(tw, "size\ttarget\tcalls\tp50\tp90\tp99\toverhead p50\tvs floor\tvs floor+sc\t")
+		fmt.Fprintln(tw, "size\ttarget\tcalls\tp50\tp90\tp99\toverhead p50\tvs floor\tvs floor+sc\tserver CPU/call\t")
 		for _, l := range r.Latency {
 			over, ratio, ratioSC := "-", "-", "-"
 			if l.Target != tDirect {
@@ -55,7 +55,11 @@ func (r *report) print(w io.Writer) {
 					ratioSC = fmt.Sprintf("%.2fx", l.Overhead/fl.Overhead)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", l.Size, l.Target, l.N, fmtUs(l.P50), fmtUs(l.P90), fmtUs(l.P99), over, ratio, ratioSC)
+			cpu := "-"
+			if l.CPUPerCall > 0 {
+				cpu = fmtUs(l.CPUPerCall)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", l.Size, l.Target, l.N, fmtUs(l.P50), fmtUs(l.P90), fmtUs(l.P99), over, ratio, ratioSC, cpu)
 		}
 	}
 

@@ -267,6 +267,10 @@ func floorAnnounce(line []byte) (string, bool) {
 type memSample struct {
 	RSSKiB int64 `json:"rssKiB"` // VmRSS: resident now
 	HWMKiB int64 `json:"hwmKiB"` // VmHWM: peak resident since start
+	// CPUTicks is the process's user + system CPU time so far, in clock
+	// ticks (USER_HZ, 100 a second on Linux): CPU spent per call does not
+	// move with the machine's load the way latency does.
+	CPUTicks int64 `json:"cpuTicks"`
 }
 
 // readMem reads VmRSS and VmHWM of pid (Linux only; zeros elsewhere).
@@ -291,6 +295,18 @@ func readMem(pid int) (memSample, error) {
 			m.RSSKiB = n
 		case "VmHWM":
 			m.HWMKiB = n
+		}
+	}
+	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		// Fields after the command (which may hold spaces) in parentheses:
+		// utime and stime are the 12th and 13th.
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 {
+			f := strings.Fields(string(stat[i+1:]))
+			if len(f) > 12 {
+				u, _ := strconv.ParseInt(f[11], 10, 64)
+				st, _ := strconv.ParseInt(f[12], 10, 64)
+				m.CPUTicks = u + st
+			}
 		}
 	}
 	return m, nil
