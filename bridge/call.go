@@ -36,8 +36,13 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	if err != nil {
 		return c.fail(out, t, fmt.Errorf("input schema of %s: %w", t.plan.Label, err))
 	}
-	if err := checkArgs(input, args); err != nil { // argerrors.go
-		return c.fail(out, t, err)
+	// Arguments that pass the one-pass checker need no validator (it
+	// accepts only what the validator accepts); the rest get the
+	// validator, coercion and an explanation.
+	if !t.input.FastArgs().Valid(argBytes(call.Args)) {
+		if err := checkArgs(input, args); err != nil { // argerrors.go
+			return c.fail(out, t, err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
@@ -186,6 +191,16 @@ func jsonDepth(raw []byte) int {
 		}
 	}
 	return deepest
+}
+
+// argBytes is raw as the checker reads it: absent and null arguments are
+// the empty object, as decodeArgs makes them.
+func argBytes(raw json.RawMessage) []byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return []byte("{}")
+	}
+	return raw
 }
 
 // decodeArgs parses the arguments object. Numbers are kept exact: integers

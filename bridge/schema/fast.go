@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -49,12 +52,28 @@ type fnode struct {
 	allOf    []*fnode // $ref is one more allOf member
 	anyOf    []*fnode
 	oneOf    []*fnode
+
+	// Value keywords (input schemas use them; tolerant output schemas
+	// have none).
+	enum                bool // enum or const: the value must be listed
+	enumStr             map[string]bool
+	enumTrue, enumFalse bool
+	enumNull            bool
+	min, max            *float64
+	exclMin, exclMax    *float64
+	minLen, maxLen      *int
+	re                  *regexp.Regexp
+	minItems, maxItems  *int
+	minProps, maxProps  *int
 }
 
 // CompileFast returns the fast checker for root, or nil when root uses a
-// keyword Fast does not check (a validator is needed).
-func CompileFast(root *jsonschema.Schema) *Fast {
-	c := fastCompiler{root: root, memo: map[*jsonschema.Schema]*fnode{}}
+// keyword Fast does not check (a validator is needed). With
+// ignoreFormat, "format" is an annotation (what jsonschema-go makes of it,
+// which is how arguments are validated); without, a schema with a format
+// needs the validator and the format checker ([Check]).
+func CompileFast(root *jsonschema.Schema, ignoreFormat bool) *Fast {
+	c := fastCompiler{root: root, memo: map[*jsonschema.Schema]*fnode{}, ignoreFormat: ignoreFormat}
 	n := c.node(root)
 	if c.bad {
 		return nil
@@ -73,9 +92,10 @@ func (f *Fast) Valid(data []byte) bool {
 }
 
 type fastCompiler struct {
-	root *jsonschema.Schema
-	memo map[*jsonschema.Schema]*fnode
-	bad  bool
+	root         *jsonschema.Schema
+	memo         map[*jsonschema.Schema]*fnode
+	bad          bool
+	ignoreFormat bool
 }
 
 func (c *fastCompiler) node(s *jsonschema.Schema) *fnode {
@@ -94,7 +114,7 @@ func (c *fastCompiler) node(s *jsonschema.Schema) *fnode {
 		}
 		n.never = true // jsonschema-go's encoding of the schema false
 	}
-	if unsupported(s) {
+	if unsupported(s, c.ignoreFormat) || !c.values(n, s) {
 		c.bad = true
 		return n
 	}
@@ -185,25 +205,70 @@ func (c *fastCompiler) ref(ref string) *jsonschema.Schema {
 	return nil
 }
 
-// unsupported reports whether s uses a keyword that Fast does not check.
+// unsupported reports whether s uses a keyword that Fast does not check
+// (the value keywords [fastCompiler.values] takes are checked there).
 // Annotations (title, description, examples, default, deprecated,
 // readOnly, writeOnly, content*) and unknown keywords do not count.
-func unsupported(s *jsonschema.Schema) bool {
+func unsupported(s *jsonschema.Schema, ignoreFormat bool) bool {
 	return s.ID != "" || s.Anchor != "" || s.DynamicAnchor != "" || s.DynamicRef != "" ||
 		len(s.DependencySchemas) > 0 || len(s.DependencyStrings) > 0 ||
-		s.Enum != nil || s.Const != nil ||
-		s.MultipleOf != nil || s.Minimum != nil || s.Maximum != nil ||
-		s.ExclusiveMinimum != nil || s.ExclusiveMaximum != nil ||
-		s.MinLength != nil || s.MaxLength != nil || s.Pattern != "" ||
-		len(s.ItemsArray) > 0 || s.MinItems != nil || s.MaxItems != nil ||
+		s.MultipleOf != nil ||
+		len(s.ItemsArray) > 0 ||
 		s.AdditionalItems != nil || s.UniqueItems || s.Contains != nil ||
 		s.MinContains != nil || s.MaxContains != nil ||
 		(s.UnevaluatedItems != nil && !unconstrained(s.UnevaluatedItems)) ||
-		s.MinProperties != nil || s.MaxProperties != nil || len(s.DependentRequired) > 0 ||
+		len(s.DependentRequired) > 0 ||
 		len(s.PatternProperties) > 0 || s.PropertyNames != nil ||
 		(s.UnevaluatedProperties != nil && !unconstrained(s.UnevaluatedProperties)) ||
 		s.If != nil || s.Then != nil || s.Else != nil || len(s.DependentSchemas) > 0 ||
-		s.Format != ""
+		(s.Format != "" && !ignoreFormat)
+}
+
+// values takes the value keywords of s into n; false when one cannot be
+// checked here (a numeric or structured enum value, a pattern Go's regexp
+// does not compile).
+func (c *fastCompiler) values(n *fnode, s *jsonschema.Schema) bool {
+	enum := s.Enum
+	if s.Const != nil {
+		enum = append(slices.Clone(enum), *s.Const)
+		if s.Enum != nil {
+			return false // both: the intersection; leave it to the validator
+		}
+	}
+	if enum != nil {
+		n.enum = true
+		for _, v := range enum {
+			switch x := v.(type) {
+			case string:
+				if n.enumStr == nil {
+					n.enumStr = map[string]bool{}
+				}
+				n.enumStr[x] = true
+			case bool:
+				if x {
+					n.enumTrue = true
+				} else {
+					n.enumFalse = true
+				}
+			case nil:
+				n.enumNull = true
+			default:
+				return false
+			}
+		}
+	}
+	n.min, n.max, n.exclMin, n.exclMax = s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum
+	n.minLen, n.maxLen = s.MinLength, s.MaxLength
+	n.minItems, n.maxItems = s.MinItems, s.MaxItems
+	n.minProps, n.maxProps = s.MinProperties, s.MaxProperties
+	if s.Pattern != "" {
+		re, err := regexp.Compile(s.Pattern)
+		if err != nil {
+			return false
+		}
+		n.re = re
+	}
+	return true
 }
 
 // unconstrained reports whether s constrains nothing (the schema true, or
@@ -212,7 +277,12 @@ func unconstrained(s *jsonschema.Schema) bool {
 	return s.Type == "" && len(s.Types) == 0 && s.Not == nil && s.Ref == "" &&
 		len(s.Properties) == 0 && s.Required == nil && s.AdditionalProperties == nil &&
 		s.Items == nil && len(s.PrefixItems) == 0 &&
-		len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && !unsupported(s)
+		len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 &&
+		s.Enum == nil && s.Const == nil && s.Minimum == nil && s.Maximum == nil &&
+		s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil &&
+		s.MinLength == nil && s.MaxLength == nil && s.Pattern == "" &&
+		s.MinItems == nil && s.MaxItems == nil && s.MinProperties == nil && s.MaxProperties == nil &&
+		s.Format == "" && !unsupported(s, false)
 }
 
 // check validates the value starting at data[i] (after white space) and
@@ -268,16 +338,17 @@ func (n *fnode) check(data []byte, i int) (int, bool) {
 	return end, true
 }
 
-// own checks the type and the object and array keywords of n.
+// own checks the type, the value keywords and the object and array
+// keywords of n.
 func (n *fnode) own(data []byte, i int) (int, bool) {
 	switch c := data[i]; {
 	case c == '{':
-		if !n.allows(tObject) {
+		if !n.allows(tObject) || n.enum {
 			return i, false
 		}
 		return n.object(data, i)
 	case c == '[':
-		if !n.allows(tArray) {
+		if !n.allows(tArray) || n.enum {
 			return i, false
 		}
 		return n.array(data, i)
@@ -285,24 +356,63 @@ func (n *fnode) own(data []byte, i int) (int, bool) {
 		if !n.allows(tString) {
 			return i, false
 		}
-		end, _, ok := str(data, i)
-		return end, ok
-	case c == 't':
-		return i + 4, n.allows(tBool) && i+4 <= len(data)
-	case c == 'f':
-		return i + 5, n.allows(tBool) && i+5 <= len(data)
-	case c == 'n':
-		return i + 4, n.allows(tNull) && i+4 <= len(data)
-	default:
-		end, integer, ok := scanNumber(data, i)
+		end, raw, ok := str(data, i)
 		if !ok {
 			return end, false
 		}
-		if integer {
-			return end, n.allows(tInteger)
+		if n.enum || n.minLen != nil || n.maxLen != nil || n.re != nil {
+			v, ok := stringValue(raw)
+			return end, ok && n.stringOK(v)
 		}
-		return end, n.allows(tNumber)
+		return end, true
+	case c == 't':
+		return i + 4, n.allows(tBool) && i+4 <= len(data) && (!n.enum || n.enumTrue)
+	case c == 'f':
+		return i + 5, n.allows(tBool) && i+5 <= len(data) && (!n.enum || n.enumFalse)
+	case c == 'n':
+		return i + 4, n.allows(tNull) && i+4 <= len(data) && (!n.enum || n.enumNull)
+	default:
+		end, integer, ok := scanNumber(data, i)
+		if !ok || n.enum {
+			return end, false
+		}
+		if integer && !n.allows(tInteger) || !integer && !n.allows(tNumber) {
+			return end, false
+		}
+		if n.min != nil || n.max != nil || n.exclMin != nil || n.exclMax != nil {
+			f, err := strconv.ParseFloat(string(data[i:end]), 64)
+			if err != nil || math.IsInf(f, 0) {
+				return end, false
+			}
+			if n.min != nil && f < *n.min || n.max != nil && f > *n.max ||
+				n.exclMin != nil && f <= *n.exclMin || n.exclMax != nil && f >= *n.exclMax {
+				return end, false
+			}
+		}
+		return end, true
 	}
+}
+
+// stringOK checks the string keywords on the value v.
+func (n *fnode) stringOK(v string) bool {
+	if n.enum && !n.enumStr[v] {
+		return false
+	}
+	if n.minLen != nil || n.maxLen != nil {
+		runes := utf8.RuneCountInString(v)
+		if n.minLen != nil && runes < *n.minLen || n.maxLen != nil && runes > *n.maxLen {
+			return false
+		}
+	}
+	return n.re == nil || n.re.MatchString(v)
+}
+
+// stringValue is the value of a JSON string's content.
+func stringValue(raw []byte) (string, bool) {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw), true
+	}
+	return keyString(raw)
 }
 
 func (n *fnode) allows(t uint8) bool { return n.types == 0 || n.types&t != 0 }
@@ -311,9 +421,9 @@ func (n *fnode) object(data []byte, i int) (int, bool) {
 	var seen uint64 // bit k: required[k] was present (the first 64)
 	i = ws(data, i+1)
 	if i < len(data) && data[i] == '}' {
-		return i + 1, n.requiredMet(seen)
+		return i + 1, n.requiredMet(seen) && n.countOK(0, n.minProps, n.maxProps)
 	}
-	for i < len(data) {
+	for members := 1; i < len(data); members++ {
 		end, raw, ok := str(data, i)
 		if !ok {
 			return end, false
@@ -361,12 +471,17 @@ func (n *fnode) object(data []byte, i int) (int, bool) {
 		case ',':
 			i = ws(data, i+1)
 		case '}':
-			return i + 1, n.requiredMet(seen)
+			return i + 1, n.requiredMet(seen) && n.countOK(members, n.minProps, n.maxProps)
 		default:
 			return i, false
 		}
 	}
 	return i, false
+}
+
+// countOK checks a member or item count against its bounds.
+func (n *fnode) countOK(count int, lo, hi *int) bool {
+	return (lo == nil || count >= *lo) && (hi == nil || count <= *hi)
 }
 
 func (n *fnode) requiredMet(seen uint64) bool {
@@ -379,7 +494,7 @@ func (n *fnode) requiredMet(seen uint64) bool {
 func (n *fnode) array(data []byte, i int) (int, bool) {
 	i = ws(data, i+1)
 	if i < len(data) && data[i] == ']' {
-		return i + 1, true
+		return i + 1, n.countOK(0, n.minItems, n.maxItems)
 	}
 	for idx := 0; i < len(data); idx++ {
 		child := n.items
@@ -398,7 +513,7 @@ func (n *fnode) array(data []byte, i int) (int, bool) {
 		case ',':
 			i = ws(data, i+1)
 		case ']':
-			return i + 1, true
+			return i + 1, n.countOK(idx+1, n.minItems, n.maxItems)
 		default:
 			return i, false
 		}

@@ -17,8 +17,9 @@ type Lazy struct {
 	once    *sync.Once
 	res     **jsonschema.Resolved
 	err     *error
-	formats *bool // the schema declares a format the checker asserts
-	fast    **Fast
+	formats *bool  // the schema declares a format the checker asserts
+	fast    **Fast // formats need the validator
+	fastIn  **Fast // formats are annotations
 }
 
 // resolved returns the validator, resolving it once. It is safe for
@@ -40,18 +41,29 @@ func (l *Lazy) Resolved() (*jsonschema.Resolved, error) {
 		}
 		*l.res = r
 		*l.formats = UsesFormat(&s)
-		*l.fast = CompileFast(&s)
+		*l.fast = CompileFast(&s, false)
+		*l.fastIn = CompileFast(&s, true)
 	})
 	return *l.res, *l.err
 }
 
 // Fast returns the one-pass checker of the schema ([CompileFast]), nil
-// when the schema needs the full validator or does not resolve.
+// when the schema needs the full validator or does not resolve. Formats
+// need the validator: this is the checker for output schemas.
 func (l *Lazy) Fast() *Fast {
 	if _, err := l.Resolved(); err != nil {
 		return nil
 	}
 	return *l.fast
+}
+
+// FastArgs is [Lazy.Fast] for arguments, which jsonschema-go validates
+// without asserting formats (neither does the fast checker then).
+func (l *Lazy) FastArgs() *Fast {
+	if _, err := l.Resolved(); err != nil {
+		return nil
+	}
+	return *l.fastIn
 }
 
 // UsesFormat reports whether the schema declares a format that
@@ -84,6 +96,6 @@ func NewLazy(raw json.RawMessage) Lazy {
 	}
 	var r *jsonschema.Resolved
 	var err error
-	var fast *Fast
-	return Lazy{raw: raw, once: new(sync.Once), res: &r, err: &err, formats: new(bool), fast: &fast}
+	var fast, fastIn *Fast
+	return Lazy{raw: raw, once: new(sync.Once), res: &r, err: &err, formats: new(bool), fast: &fast, fastIn: &fastIn}
 }
