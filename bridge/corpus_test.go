@@ -140,7 +140,7 @@ func corpusFiles(t *testing.T) []string {
 // ./bridge/) every one is checked.
 func corpusSkipUnderRace(t *testing.T, name string) {
 	t.Helper()
-	if bridge.RaceEnabled && name == "github-api.3.0.json" {
+	if bridge.RaceEnabled && (name == "github-api.3.0.json" || name == "stripe.3.0.json") {
 		t.Skipf("%s is checked without -race only (go test ./bridge/): too slow under the race detector", name)
 	}
 }
