@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -108,7 +109,10 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 			red, _ := s.Redactor.RedactBody("text/plain", body) // key-aware on broken JSON too
 			return Text(string(red)), nil
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(red)}}}, red
+		// The text shares red's bytes (so does structuredContent): red is
+		// a fresh buffer nothing writes to again, and a 1 MiB answer is not
+		// copied once more.
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: bytesString(red)}}}, red
 	case kind == media.Multipart && mediaType != "multipart/form-data":
 		if content, ok := s.multipartContent(t.Name, params, body); ok {
 			return &mcp.CallToolResult{Content: content}, nil
@@ -166,6 +170,15 @@ func truncateUTF8(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// bytesString is b as a string without a copy; b must never change
+// afterwards.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // Text is a successful result holding s.
