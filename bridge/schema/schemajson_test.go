@@ -51,8 +51,14 @@ func TestMarshalSchemaMatchesLibrary(t *testing.T) {
 	specs, _ := filepath.Glob("../../testdata/specs/*")
 	n := 0
 	for _, path := range specs {
-		if strings.HasSuffix(path, ".tsv") || ((testing.Short() || raceEnabled) && strings.Contains(path, "github")) {
+		if strings.HasSuffix(path, ".tsv") || ((testing.Short() || raceEnabled) && (strings.Contains(path, "github") || strings.Contains(path, "stripe"))) {
 			continue
+		}
+		// Stripe's schemas each carry most of its 1,000 components as
+		// $defs: one operation in eight is compared (minutes otherwise).
+		sample, seen := 1, 0
+		if strings.Contains(path, "stripe") {
+			sample = 8
 		}
 		res, err := specloader.Load(t.Context(), path, specloader.Options{})
 		if err != nil {
@@ -87,6 +93,9 @@ func TestMarshalSchemaMatchesLibrary(t *testing.T) {
 		}
 		for p, item := range res.Doc.Paths.Map() {
 			for m, op := range item.Operations() {
+				if seen++; seen%sample != 0 {
+					continue
+				}
 				where := m + " " + p
 				for _, pr := range op.Parameters {
 					if pr.Value != nil {
