@@ -156,17 +156,19 @@ func nearestName(name string, props map[string]*jsonschema.Schema) string {
 	limit := max(2, utf8.RuneCountInString(name)/3)
 	best, bestD := "", limit+1
 	for p := range props {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(p)); d < bestD || (d == bestD && p < best) {
+		if d := EditDistance(strings.ToLower(name), strings.ToLower(p)); d < bestD || (d == bestD && p < best) {
 			best, bestD = p, d
 		}
 	}
 	return best
 }
 
-// editDistance is the optimal string alignment distance between a and b in
-// runes: insertions, deletions, substitutions and transpositions of
-// adjacent runes each cost 1 ("limt" and "lmiit" are both 1 from "limit").
-func editDistance(a, b string) int {
+// EditDistance is the optimal string alignment (restricted
+// Damerau-Levenshtein) distance between a and b in runes: insertions,
+// deletions, substitutions and transpositions of adjacent runes each cost
+// 1 ("limt" and "lmiit" are both 1 from "limit"). The CLI's "did you mean"
+// uses it too.
+func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	d := make([][]int, len(ra)+1)
 	for i := range d {

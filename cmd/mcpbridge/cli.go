@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mcpbridge/mcpbridge/bridge/schema"
 )
 
 // command is one mcpbridge command as help, suggestions and completion
@@ -325,7 +327,7 @@ func nearest(name string, candidates []string) string {
 	limit := max(2, utf8.RuneCountInString(name)/3)
 	best, bestD := "", limit+1
 	for _, c := range candidates {
-		d := osaDistance(strings.ToLower(name), strings.ToLower(c))
+		d := schema.EditDistance(strings.ToLower(name), strings.ToLower(c))
 		if strings.HasPrefix(c, name) && len(name) >= 3 {
 			d = min(d, 1) // an abbreviation: --upstr for --upstream
 		}
@@ -334,33 +336,6 @@ func nearest(name string, candidates []string) string {
 		}
 	}
 	return best
-}
-
-// osaDistance is the optimal string alignment (restricted
-// Damerau-Levenshtein) distance in runes.
-func osaDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
 
 // dispatch runs what needs no configuration (help, version, completion,
