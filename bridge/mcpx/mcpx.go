@@ -13,6 +13,7 @@ package mcpx
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -282,7 +283,13 @@ func IdentityOf(ti *auth.TokenInfo, remote string) *bridge.Identity {
 // ListTools asks srv for tools/list over an in-memory session, so the
 // result is exactly what a client receives (the tools command, tests).
 func ListTools(ctx context.Context, srv *mcp.Server, version string) ([]*mcp.Tool, error) {
-	ct, st := mcp.NewInMemoryTransports()
+	// Pipes rather than mcp.NewInMemoryTransports: those cap a message at
+	// go-sdk's 16 MiB line limit, and a big API's tools/list can exceed it
+	// (DocuSign's 402 operations do).
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	ct := &mcp.IOTransport{Reader: cr, Writer: cw, MaxLineLength: -1}
+	st := &mcp.IOTransport{Reader: sr, Writer: sw, MaxLineLength: -1}
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connecting in-memory session: %w", err)
