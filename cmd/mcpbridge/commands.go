@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -356,7 +357,26 @@ func runClient(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	var tr mcp.Transport
 	if *command != "" {
 		f := strings.Fields(*command)
-		tr = &mcp.CommandTransport{Command: exec.CommandContext(ctx, f[0], f[1:]...)}
+		if len(f) == 0 {
+			return usageErrorf("client: --command is empty")
+		}
+		// The server's stdin and stdout as an IOTransport without go-sdk's
+		// 16 MiB message cap (mcp.CommandTransport has no way to lift it),
+		// so that a big API's tools/list can be read.
+		cmd := exec.CommandContext(ctx, f[0], f[1:]...)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			return fmt.Errorf("client: %w", err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return fmt.Errorf("client: %w", err)
+		}
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("client: starting %s: %w", f[0], err)
+		}
+		defer stopServer(cmd, stdin)
+		tr = &mcp.IOTransport{Reader: stdout, Writer: stdin, MaxLineLength: -1}
 	} else {
 		h := http.Header{}
 		for k, v := range parseHeaders(*headers) {
@@ -415,4 +435,22 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header[k] = v
 	}
 	return t.next.RoundTrip(r)
+}
+
+// stopServer ends a server the client started: its stdin is closed (an
+// MCP stdio server then exits), and it is killed if it has not exited
+// within 5 seconds.
+func stopServer(cmd *exec.Cmd, stdin io.Closer) {
+	stdin.Close() //nolint:errcheck // the server may be gone already
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait() //nolint:errcheck // its exit status is not the client's result
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill() //nolint:errcheck // it may have exited meanwhile
+		<-done
+	}
 }
