@@ -31,3 +31,36 @@ func BenchmarkNewGitHub(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSnapshotGitHub restores GitHub's 1,223 tools from a snapshot,
+// the cached restart's share of provisioning.
+func BenchmarkSnapshotGitHub(b *testing.B) {
+	res, err := corpusLoad(b, "github-api.3.0.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := bridge.Options{BaseURL: "https://api.github.com"}
+	br, err := bridge.New(ops, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap, err := br.Snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(snap)))
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := bridge.NewFromSnapshot(snap, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c.Len() != br.Len() {
+			b.Fatalf("%d tools restored, want %d", c.Len(), br.Len())
+		}
+	}
+}

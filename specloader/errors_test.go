@@ -194,7 +194,31 @@ func TestWarnings(t *testing.T) {
 			if diff := cmp.Diff(tt.want, res.Warnings); diff != "" {
 				t.Errorf("Load(%s) warnings (-want +got):\n%s", tt.source, diff)
 			}
+			if res.Validate != nil {
+				t.Error("Validate set without DeferValidation")
+			}
+			// Deferred, the same findings come from Validate, after the
+			// repair notes that stay in Warnings.
+			res, err = specloader.Load(t.Context(), tt.source, specloader.Options{DeferValidation: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Validate == nil {
+				t.Fatal("DeferValidation: Validate is nil")
+			}
+			got := append(res.Warnings, res.Validate(t.Context())...)
+			if len(got) == 0 {
+				got = nil
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Load(%s) with DeferValidation: warnings then Validate (-want +got):\n%s", tt.source, diff)
+			}
 		})
+	}
+	// Strict validates at once: its findings are errors.
+	res, err := specloader.Load(t.Context(), "testdata/invalid-example.yaml", specloader.Options{DeferValidation: true, Strict: true})
+	if err == nil || res != nil {
+		t.Errorf("Strict with DeferValidation: %v, %v; want the validation error", res, err)
 	}
 }
 

@@ -40,6 +40,12 @@ type Options struct {
 	// https on the same host). They are never logged. nil means none.
 	Header http.Header
 
+	// DeferValidation leaves lenient validation (kin-openapi's
+	// T.Validate, a quarter of a second on GitHub's spec) out of the load:
+	// Result.Validate runs it later, when the caller has done what it
+	// loaded the spec for. Ignored with Strict, whose findings are errors.
+	DeferValidation bool
+
 	// Strict turns validation findings into an error. The zero value
 	// validates leniently: examples, defaults, patterns and formats are not
 	// checked, and what remains is reported in [Result.Warnings], because
@@ -123,6 +129,12 @@ type Result struct {
 	// Warnings lists validation findings in lenient mode, one per problem,
 	// at most maxWarnings of them. Empty when the spec validates or Strict is set.
 	Warnings []string
+
+	// Validate, set with Options.DeferValidation, validates Doc and
+	// returns the findings that would otherwise be in Warnings (scrubbed
+	// the same way). It only reads Doc: it may run while Doc is read
+	// elsewhere, not while it is modified.
+	Validate func(context.Context) []string
 
 	// Location is where the spec was loaded from: a file:// URL with an
 	// absolute path, or the http(s) URL as requested, not the one after
@@ -279,11 +291,20 @@ func (s *session) load(data []byte, loc *url.URL, sc *scrubber) (*Result, error)
 	}
 	res.Doc, res.Pruned = doc, pruned
 
-	warnings, err := validate(s.ctx, res.Doc, s.opts.Strict)
-	if err != nil {
-		return nil, err
+	if s.opts.DeferValidation && !s.opts.Strict {
+		res.Warnings = sc.all(notes)
+		doc := res.Doc
+		res.Validate = func(ctx context.Context) []string {
+			warnings, _ := validate(ctx, doc, false) // lenient: never an error
+			return sc.all(warnings)
+		}
+	} else {
+		warnings, err := validate(s.ctx, res.Doc, s.opts.Strict)
+		if err != nil {
+			return nil, err
+		}
+		res.Warnings = sc.all(append(notes, warnings...))
 	}
-	res.Warnings = sc.all(append(notes, warnings...))
 	res.ExternalRefs = s.sortedRefs()
 	res.Hash = <-hash
 	return res, nil

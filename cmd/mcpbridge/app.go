@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -141,13 +142,18 @@ type app struct {
 	clientOnce sync.Once
 	client     bridge.Doer // see upstreamClient
 
-	verify     bool                            // validate: resolve every schema while building
-	hup        chan os.Signal                  // SIGHUP, registered before provisioning (serve, demo)
-	closers    []func() error                  // run when run returns (the Redis client)
-	metrics    *observe.Metrics                // nil until newRuntime
-	metricsPtr atomic.Pointer[observe.Metrics] // metrics, for the sanitizer's counter
-	tracing    *trace.Provider                 // nil unless tracing is on (--otel)
-	rt         *bridge.Runtime                 // nil until newRuntime
+	verify bool // validate: resolve every schema while building
+	// deferValidation has the first provisioning of serve validate the
+	// spec after the tools are served, not before: its findings are only
+	// warnings, and on GitHub's spec it is a quarter of a second of a
+	// cold start. Reloads validate before they swap, as the commands do.
+	deferValidation bool
+	hup             chan os.Signal                  // SIGHUP, registered before provisioning (serve, demo)
+	closers         []func() error                  // run when run returns (the Redis client)
+	metrics         *observe.Metrics                // nil until newRuntime
+	metricsPtr      atomic.Pointer[observe.Metrics] // metrics, for the sanitizer's counter
+	tracing         *trace.Provider                 // nil unless tracing is on (--otel)
+	rt              *bridge.Runtime                 // nil until newRuntime
 }
 
 // retries maps the user's count (0 disables) to UpstreamOptions (0 means
@@ -286,7 +292,9 @@ func (a *app) newRuntime(bt *built) (*bridge.Runtime, *mcpx.Server, error) {
 }
 
 func (a *app) serve(ctx context.Context) error {
+	a.deferValidation = true
 	bt, err := a.build(ctx, true, !a.cfg.NoCache)
+	a.deferValidation = false
 	if err != nil {
 		return err
 	}
@@ -304,7 +312,9 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 	// serving, so idle RSS reflects the tools, not the document they came
 	// from.
 	bt.spec = nil
-	debug.FreeOSMemory()
+	if bt.validate == nil {
+		debug.FreeOSMemory()
+	}
 	if bt.cat.Degraded() == "" {
 		n := listBytes(bt.cat)
 		a.log.Info("tools ready", zap.Int("tools", bt.cat.Len()), zap.Int("listed", len(bt.cat.Listed())), zap.Int("operations", bt.ops), zap.Int("skipped", len(bt.cat.Skipped())),
@@ -312,6 +322,19 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	if v := bt.validate; v != nil {
+		bt.validate = nil
+		validated := make(chan struct{})
+		go func() {
+			defer close(validated)
+			for _, w := range v(ctx) {
+				a.log.Warn("spec validation", zap.String("warning", w))
+			}
+			v = nil // the parsed spec is garbage from here on
+			debug.FreeOSMemory()
+		}()
+		defer func() { stop(); <-validated }()
+	}
 	watched := rl.watch(ctx)
 	defer func() { stop(); <-watched }()
 	if a.cfg.MetricsListen != "" {
@@ -398,15 +421,41 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 
 // listBytes is the size of the tools/list result the catalog gives.
 func listBytes(c *bridge.Catalog) int {
-	defs := make([]*mcp.Tool, 0, len(c.Listed()))
-	for _, t := range c.Listed() {
-		defs = append(defs, t.Def())
+	n := len(`{"tools":[]}`)
+	for i, t := range c.Listed() {
+		if i > 0 {
+			n++ // the comma
+		}
+		n += defBytes(t.Def())
 	}
-	raw, err := json.Marshal(map[string]any{"tools": defs})
-	if err != nil {
+	return n
+}
+
+// defBytes is the length of def encoded. Its schemas are pre-encoded
+// (compact) bytes for every built tool: they are counted, not copied
+// again, which keeps this log figure from costing a marshal of the whole
+// list (GitHub: 2.5 MB, a sixth of a cached restart).
+func defBytes(def *mcp.Tool) int {
+	d := *def
+	extra := 0
+	swap := func(s any) any {
+		if raw, ok := s.(json.RawMessage); ok && len(raw) > 0 {
+			extra += len(raw) - 1
+			return json.RawMessage("0")
+		}
+		return s
+	}
+	d.InputSchema = swap(d.InputSchema)
+	if d.OutputSchema != nil {
+		d.OutputSchema = swap(d.OutputSchema)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as go-sdk writes it
+	if err := enc.Encode(&d); err != nil {
 		return 0
 	}
-	return len(raw)
+	return buf.Len() - 1 + extra // less Encode's newline
 }
 
 // httpRoutes are the authenticated routes besides /mcp: the REST facade

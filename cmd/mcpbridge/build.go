@@ -33,6 +33,9 @@ type built struct {
 	ops    int
 	cached bool
 	inputs inputs
+	// validate, when set, finds the spec's validation warnings; serve runs
+	// it once the tools are served (app.deferValidation).
+	validate func(context.Context) []string
 }
 
 // inputs are the documents a catalog is built from, with their digest: a
@@ -40,6 +43,7 @@ type built struct {
 type inputs struct {
 	spec, whitelist []byte
 	loc             *url.URL
+	specSum         [sha256.Size]byte // of spec alone (the cache key uses it)
 	sum             [sha256.Size]byte
 	validator       specloader.Validator // of the spec document, for a conditional re-read
 	refs            []specloader.Ref     // documents the spec's $refs pulled in
@@ -60,17 +64,27 @@ func (a *app) readInputs(ctx context.Context) (inputs, error) {
 		return in, err
 	}
 	in.whitelist = wl
-	in.sum = inputsSum(in.spec, wl)
+	in.setSums(in.validator.SHA256)
 	return in, nil
 }
 
-// inputsSum is the digest of a spec document and a whitelist (nil: all
-// operations).
-func inputsSum(spec, wl []byte) [sha256.Size]byte {
+// setSums fills specSum and sum. specSum is the spec's SHA-256 as the
+// loader computed it while reading (zero for the embedded spec): GitHub's
+// 13 MB document is hashed once per start, not three times.
+func (in *inputs) setSums(specSum [sha256.Size]byte) {
+	if specSum == ([sha256.Size]byte{}) {
+		specSum = sha256.Sum256(in.spec)
+	}
+	in.specSum = specSum
+	in.sum = inputsSum(specSum, in.whitelist)
+}
+
+// inputsSum is the digest of a spec document (by its SHA-256) and a
+// whitelist (nil: all operations).
+func inputsSum(specSum [sha256.Size]byte, wl []byte) [sha256.Size]byte {
 	var sum [sha256.Size]byte
 	h := sha256.New()
-	fmt.Fprintf(h, "%d:", len(spec))
-	h.Write(spec)
+	h.Write(specSum[:])
 	if wl == nil {
 		h.Write([]byte("all-operations"))
 	} else {
@@ -108,10 +122,11 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 	lopts := a.loaderOptions()
 	data, loc, wl := in.spec, in.loc, in.whitelist
 	bopts := a.bridgeOptions()
+	lopts.DeferValidation = a.deferValidation
 
 	var key string
 	if useCache {
-		key = a.cacheKey(data, wl)
+		key = a.cacheKey(in.specSum, wl)
 		if c, refs := a.loadCached(ctx, key, bopts, loc); c != nil {
 			a.log.Debug("tools restored from cache", zap.Duration("took", time.Since(start)))
 			in.refs = refs
@@ -178,7 +193,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 	if useCache {
 		a.storeCached(key, c, res.ExternalRefs)
 	}
-	return &built{cat: c, spec: res, ops: len(ops), inputs: in}, nil
+	return &built{cat: c, spec: res, ops: len(ops), inputs: in, validate: res.Validate}, nil
 }
 
 func (a *app) loaderOptions() specloader.Options {

@@ -32,7 +32,7 @@ import (
 // when none of them changed (specloader.RefsChanged).
 
 // cacheKey hashes everything that shapes the built tools.
-func (a *app) cacheKey(spec, wl []byte) string {
+func (a *app) cacheKey(specSum [sha256.Size]byte, wl []byte) string {
 	h := sha256.New()
 	field := func(s string) { fmt.Fprintf(h, "%d:%s;", len(s), s) }
 	field("mcpbridge-tools-2")
@@ -42,8 +42,8 @@ func (a *app) cacheKey(spec, wl []byte) string {
 			field(fmt.Sprint(st.Size(), st.ModTime().UnixNano()))
 		}
 	}
-	sum := sha256.Sum256(spec)
-	field(hex.EncodeToString(sum[:]))
+	field(hex.EncodeToString(specSum[:]))
+	var sum [sha256.Size]byte
 	if wl == nil {
 		field("all-operations")
 	} else {

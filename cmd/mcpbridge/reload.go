@@ -133,7 +133,7 @@ func (r *reloader) unchanged(ctx context.Context) (same bool, fresh *inputs) {
 	}
 	if !notModified {
 		in := inputs{spec: data, whitelist: wl, loc: loc, validator: v}
-		in.sum = inputsSum(data, wl)
+		in.setSums(v.SHA256)
 		return false, &in
 	}
 	if !bytes.Equal(wl, r.cur.whitelist) || r.refsChanged(ctx) {

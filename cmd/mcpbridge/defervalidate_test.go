@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestServeValidatesAfterServing: serve answers tools/list before the
+// spec's lenient validation has run, and still logs every finding once it
+// has (app.deferValidation); --strict refuses the same spec at start.
+func TestServeValidatesAfterServing(t *testing.T) {
+	const spec = "../../specloader/testdata/invalid-doc.yaml"
+	var mu sync.Mutex
+	var logs bytes.Buffer
+	cmd := exec.Command(os.Args[0], "serve", "--spec", spec, "--all-operations", "--upstream", "http://127.0.0.1:9", "--no-cache", "--log-format", "json")
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	cmd.Stderr = lockedWriter{&mu, &logs}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	lt, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lt.Tools) == 0 {
+		t.Error("no tools listed")
+	}
+	const finding = "must define exactly all path parameters (missing: [id])"
+	var order []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		order = order[:0]
+		for _, line := range strings.Split(logs.String(), "\n") {
+			var e struct{ Msg, Warning string }
+			if json.Unmarshal([]byte(line), &e) != nil {
+				continue
+			}
+			switch {
+			case e.Msg == "tools ready":
+				order = append(order, "ready")
+			case e.Msg == "spec validation" && strings.Contains(e.Warning, finding):
+				order = append(order, "finding")
+			}
+		}
+		mu.Unlock()
+		if len(order) == 2 {
+			break
+		}
+	}
+	if strings.Join(order, ",") != "ready,finding" {
+		t.Errorf("log order %v; want the tools ready, then the validation finding", order)
+	}
+
+	strict := exec.Command(os.Args[0], "tools", "--spec", spec, "--all-operations", "--upstream", "http://127.0.0.1:9", "--strict")
+	strict.Env = append(os.Environ(), runMainEnv+"=1")
+	out, err := strict.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), finding) {
+		t.Errorf("--strict: %v\n%s\nwant a failure naming the finding", err, out)
+	}
+}
