@@ -8,6 +8,10 @@
 // the caller's identity and a progress reporter, to [bridge.Runtime.Call].
 // The handler looks nothing up itself, so a handler registered for an old
 // catalog serves the new one.
+//
+// What a session receives is fitted to the protocol revision it negotiated:
+// call results (resultshape.go) and the tools/list result (listshape.go),
+// always as copies of the definitions every session shares.
 package mcpx
 
 import (
@@ -86,7 +90,9 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 			Logging:   &mcp.LoggingCapabilities{},
 		},
 	})
-	s.srv.AddReceivingMiddleware(s.filterList, s.filterResources)
+	// shapeList is outermost: it fits to the client's revision the list
+	// filterList left (listshape.go).
+	s.srv.AddReceivingMiddleware(s.shapeList, s.filterList, s.filterResources)
 	s.registerInitial(rt.Catalog())
 	s.syncResources(rt.Catalog())
 	rt.OnSwap(func(_, cur *bridge.Catalog) { s.Sync(cur) })

@@ -1,0 +1,123 @@
+package mcpx
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// titleSince is the first protocol revision with a tool's top-level title;
+// before it, annotations.title was the only place for one.
+const titleSince = "2025-06-18"
+
+// listResult is a tools/list result as one client receives it. It embeds
+// go-sdk's result, so it is an [mcp.Result] with everything go-sdk sets on
+// it after the middleware (the cache hints, and resultType and _meta on the
+// 2026-07-28 wire), and shadows only the tools.
+type listResult struct {
+	*mcp.ListToolsResult
+	Tools []listedTool `json:"tools"`
+}
+
+// listedTool is one tool as sent: go-sdk's definition, shared by every
+// session and never modified, with a title and annotations fitted to the
+// client's revision shadowing its own (encoding/json takes the shallower
+// of two fields with one name). Were go-sdk to give mcp.Tool or
+// mcp.ListToolsResult a MarshalJSON, the embedding would promote it and
+// undo the shadowing; TestToolsListShape fails then.
+type listedTool struct {
+	*mcp.Tool
+	Title       string `json:"title,omitempty"`
+	Annotations *hints `json:"annotations,omitempty"`
+}
+
+// hints are [mcp.ToolAnnotations] whose false booleans are left out, as
+// every revision's schema defaults them to false and every reader, strict
+// or sloppy, takes a missing one for false (go-sdk's own MarshalJSON writes
+// readOnlyHint and idempotentHint always). Its fields are those of
+// mcp.ToolAnnotations, names, types and order: the conversion in fitTool
+// stops compiling when go-sdk adds one, so nothing is dropped unseen.
+//
+// destructiveHint and openWorldHint default to true, yet a true one is sent
+// as it is: a client testing `annotations?.destructiveHint` reads a missing
+// hint as false, and would take a DELETE for a harmless tool.
+type hints struct {
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  bool   `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint,omitempty"`
+	Title           string `json:"title,omitempty"`
+}
+
+// shapeList fits every tools/list result to the revision its client
+// negotiated (fitTool). It is the outermost middleware, so it sees the list
+// filterList left.
+func (s *Server) shapeList(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "tools/list" || err != nil {
+			return res, err
+		}
+		lr, ok := res.(*mcp.ListToolsResult)
+		if !ok {
+			return res, nil
+		}
+		version := ""
+		if r, ok := req.(interface{ ProtocolVersion() string }); ok {
+			version = r.ProtocolVersion()
+		}
+		return fitList(version, lr), nil
+	}
+}
+
+// fitList is lr as a client on version receives it; lr's tools are left
+// as they are.
+func fitList(version string, lr *mcp.ListToolsResult) *listResult {
+	out := &listResult{ListToolsResult: lr, Tools: make([]listedTool, len(lr.Tools))}
+	for i, def := range lr.Tools {
+		out.Tools[i] = fitTool(version, def)
+	}
+	return out
+}
+
+// fitTool is def as a client on version receives it, without repeating
+// itself and without losing anything that client can read:
+//
+//   - the title goes once, where the revision puts it: top-level from
+//     2025-06-18 on (an unknown revision, "", counts as new), in
+//     annotations.title before (those clients know no other place); a
+//     second title that differs from the first is kept;
+//   - a false readOnlyHint or idempotentHint, MCP's default, is left out
+//     (see [hints]);
+//   - annotations left empty are left out.
+//
+// An idempotentHint on a read-only tool stays, though MCP calls it
+// "meaningful only when readOnlyHint == false": go-sdk's client decodes a
+// missing one as false, and a client that retries only idempotent tools
+// would stop retrying reads.
+func fitTool(version string, def *mcp.Tool) listedTool {
+	t := listedTool{Tool: def, Title: def.Title}
+	var h hints
+	if def.Annotations != nil {
+		h = hints(*def.Annotations)
+	}
+	if version != "" && version < titleSince {
+		if h.Title == "" {
+			h.Title = t.Title
+		}
+		if t.Title == h.Title {
+			t.Title = ""
+		}
+	} else {
+		if t.Title == "" {
+			t.Title = h.Title
+		}
+		if h.Title == t.Title {
+			h.Title = ""
+		}
+	}
+	if h != (hints{}) {
+		t.Annotations = &h
+	}
+	return t
+}
