@@ -343,9 +343,18 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	t.input = schema.NewLazy(inRaw)
 
 	var outRaw json.RawMessage
-	out, outRepairs := schema.BuildOutput(o, c.opts.OutputSchema, c.redactor.IsSensitiveKey)
-	t.repairs = append(t.repairs, outRepairs...)
-	if out != nil && c.opts.SchemaDetail != SchemaCompact { // compact lists no output schemas
+	var out *jsonschema.Schema
+	switch {
+	case c.opts.SchemaDetail == SchemaCompact: // compact lists no output schemas
+	case c.opts.MaxOutputSchemaBytes >= 0 && schema.OutputExceeds(o, c.maxOutputSchema()):
+		// Known to be over the limit without building it.
+		c.log.Debug("output schema over the size limit, left out", zap.String("op", label), zap.Int("limit", c.maxOutputSchema()))
+	default:
+		var outRepairs []schema.Repair
+		out, outRepairs = schema.BuildOutput(o, c.opts.OutputSchema, c.redactor.IsSensitiveKey)
+		t.repairs = append(t.repairs, outRepairs...)
+	}
+	if out != nil {
 		raw, err := schema.Marshal(out)
 		switch {
 		case err != nil:

@@ -62,9 +62,11 @@ func Output(o *openapi3.Operation) *jsonschema.Schema {
 	return s
 }
 
-func output(o *openapi3.Operation) (*jsonschema.Schema, *Converter) {
+// outputSource is the response schema [Output] converts: that of the
+// JSON content of the first 2xx response with a body, or nil.
+func outputSource(o *openapi3.Operation) *openapi3.SchemaRef {
 	if o.Responses == nil {
-		return nil, nil
+		return nil
 	}
 	codes := make([]string, 0, 4)
 	for code := range o.Responses.Map() {
@@ -78,12 +80,88 @@ func output(o *openapi3.Operation) (*jsonschema.Schema, *Converter) {
 		if r == nil || r.Value == nil || code == "204" || code == "205" {
 			continue
 		}
-		mt := jsonContent(r.Value.Content)
-		if mt == nil || mt.Schema == nil {
-			return nil, nil
+		if mt := jsonContent(r.Value.Content); mt != nil {
+			return mt.Schema
 		}
+		return nil
+	}
+	return nil
+}
+
+// OutputExceeds reports that the output schema [BuildOutput] would make
+// for o, in any mode, certainly encodes to more than limit bytes, without
+// converting it: it adds up what every mode keeps of each distinct schema
+// reachable from the response (property names, titles, descriptions), a
+// lower bound of the encoded size, and stops once past limit. False means
+// "not known to exceed": build it and measure. GitHub's spec converts
+// about 700 response schemas over the default 4 KiB limit only to drop
+// them: half of building its tools.
+func OutputExceeds(o *openapi3.Operation, limit int) bool {
+	src := outputSource(o)
+	if src == nil || limit < 0 {
+		return false
+	}
+	n := 0
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(*openapi3.SchemaRef) bool
+	walk = func(ref *openapi3.SchemaRef) bool {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return n > limit
+		}
+		s := ref.Value
+		seen[s] = true
+		if s.Always != nil {
+			return n > limit
+		}
+		// Each distinct schema is one object at least once, inline or in
+		// $defs: {}, and "type":"…" with a single known type (tolerant
+		// mode writes a longer list with "null").
+		n += 2
+		if s.Type != nil && len(*s.Type) == 1 {
+			if t := (*s.Type)[0]; t == "file" {
+				n += 9 + len("string")
+			} else if knownType(t) {
+				n += 9 + len(t)
+			}
+		}
+		// "title":"…" and "description":"…": 10 and 16 bytes besides the
+		// text, which escaping only lengthens.
+		if s.Title != "" {
+			n += 10 + len(s.Title)
+		}
+		if s.Description != "" {
+			n += 16 + len(s.Description)
+		}
+		for name, p := range s.Properties {
+			if p != nil && p.Value != nil && p.Value.WriteOnly {
+				continue // a response hides it
+			}
+			n += len(name) + 3 // "name":
+			if n > limit || walk(p) {
+				return true
+			}
+		}
+		// The subschemas every mode keeps ([Tolerant] removes not,
+		// if/then/else, contains, propertyNames, dependentSchemas).
+		for _, list := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf, s.OneOf, s.PrefixItems} {
+			for _, r := range list {
+				if walk(r) {
+					return true
+				}
+			}
+		}
+		if walk(s.Items) || walk(s.AdditionalProperties.Schema) {
+			return true
+		}
+		return n > limit
+	}
+	return walk(src)
+}
+
+func output(o *openapi3.Operation) (*jsonschema.Schema, *Converter) {
+	if src := outputSource(o); src != nil {
 		conv := NewConverter(Response)
-		s := conv.Convert(mt.Schema)
+		s := conv.Convert(src)
 		defs := conv.Defs()
 		if !IsObject(s, defs) {
 			return nil, nil
