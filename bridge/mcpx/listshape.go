@@ -121,3 +121,7 @@ func fitTool(version string, def *mcp.Tool) listedTool {
 	}
 	return t
 }
+
+// Listed is def as tools/list sends it to a client on the newest revision
+// (fitTool), for measuring the list without a session.
+func Listed(def *mcp.Tool) any { return fitTool("", def) }

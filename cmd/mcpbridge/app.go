@@ -419,7 +419,8 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 	}, nil
 }
 
-// listBytes is the size of the tools/list result the catalog gives.
+// listBytes is the size of the tools/list result the catalog gives a
+// client on the newest revision (older ones get a few bytes more).
 func listBytes(c *bridge.Catalog) int {
 	n := len(`{"tools":[]}`)
 	for i, t := range c.Listed() {
@@ -452,7 +453,7 @@ func defBytes(def *mcp.Tool) int {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // as go-sdk writes it
-	if err := enc.Encode(&d); err != nil {
+	if err := enc.Encode(mcpx.Listed(&d)); err != nil { // as a current client receives it
 		return 0
 	}
 	return buf.Len() - 1 + extra // less Encode's newline
@@ -482,9 +483,12 @@ func restIdentity(r *http.Request) *bridge.Identity {
 }
 
 func (a *app) printStats(ctx context.Context, bt *built, defs []*mcp.Tool) error {
-	payload, err := json.Marshal(map[string]any{"tools": defs})
-	if err != nil {
-		return err
+	payload := len(`{"tools":[]}`)
+	for i, def := range defs {
+		if i > 0 {
+			payload++
+		}
+		payload += defBytes(def)
 	}
 	variants, err := a.budgetVariants(ctx, bt)
 	if err != nil {
@@ -505,7 +509,7 @@ func (a *app) printStats(ctx context.Context, bt *built, defs []*mcp.Tool) error
 	}{
 		Spec: a.cfg.Spec, Version: bt.spec.Version, Operations: bt.ops, Tools: bt.cat.Len(),
 		Skipped: bt.cat.Skipped(), Warnings: bt.spec.Warnings,
-		PayloadBytes: len(payload), Tokens: len(payload) / 4, Variants: variants, Repairs: bt.cat.Repairs(),
+		PayloadBytes: payload, Tokens: payload / 4, Variants: variants, Repairs: bt.cat.Repairs(),
 	}
 	if st.Skipped == nil {
 		st.Skipped = []bridge.Skipped{}

@@ -68,3 +68,47 @@ func TestServeValidatesAfterServing(t *testing.T) {
 		t.Errorf("--strict: %v\n%s\nwant a failure naming the finding", err, out)
 	}
 }
+
+// TestToolsListBytesLogged: the "tools ready" log line's tools_list_bytes
+// is the size of the tools a current client receives in tools/list,
+// counted without encoding the list (defBytes).
+func TestToolsListBytesLogged(t *testing.T) {
+	var mu sync.Mutex
+	var logs bytes.Buffer
+	cmd := exec.Command(os.Args[0], "serve", "--spec", "../../testdata/specs/petstore.3.0.yaml", "--all-operations", "--upstream", "http://127.0.0.1:9", "--no-cache", "--log-format", "json")
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	cmd.Stderr = lockedWriter{&mu, &logs}
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list"}
+`)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed int
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		var msg struct {
+			ID     int
+			Result struct{ Tools json.RawMessage }
+		}
+		if json.Unmarshal(line, &msg) == nil && msg.ID == 2 {
+			listed = len(`{"tools":}`) + len(msg.Result.Tools)
+		}
+	}
+	logged := -1
+	mu.Lock()
+	for _, line := range strings.Split(logs.String(), "\n") {
+		var e struct {
+			Msg   string
+			Bytes int `json:"tools_list_bytes"`
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && e.Msg == "tools ready" {
+			logged = e.Bytes
+		}
+	}
+	mu.Unlock()
+	if listed < 1000 || logged != listed {
+		t.Errorf("tools_list_bytes = %d; the tools a 2025-11-25 client received make %d bytes", logged, listed)
+	}
+}
