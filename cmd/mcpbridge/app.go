@@ -452,7 +452,7 @@ func defBytes(def *mcp.Tool) int {
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // as go-sdk writes it
+	enc.SetEscapeHTML(false)                            // as go-sdk writes it
 	if err := enc.Encode(mcpx.Listed(&d)); err != nil { // as a current client receives it
 		return 0
 	}
