@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -90,15 +91,29 @@ func (b *bench) coldOnce(ctx context.Context, c coldCase, cacheDir string) (cold
 	}
 	cmd := exec.Command(b.bridgePath, args...)
 	cmd.Stderr = b.stderrSink()
-	start := time.Now()
-	cs, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		if cmd.Process != nil {
-			cmd.Process.Kill() //nolint:errcheck // best effort after a failed start
-		}
+		return coldRun{}, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return coldRun{}, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return coldRun{}, fmt.Errorf("starting the bridge: %w", err)
+	}
+	defer stopChild(cmd, stdin)
+	// The bytes the bridge writes are counted as they arrive: the size of
+	// tools/list is what the client received, not a re-encoding of what
+	// go-sdk decoded (which writes back fields the bridge leaves out).
+	wire := &countingReader{r: stdout}
+	cs, err := newClient().Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(wire), Writer: stdin}, nil)
+	if err != nil {
 		return coldRun{}, fmt.Errorf("initialize: %w", err)
 	}
 	defer cs.Close()
+	before := wire.n.Load()
 	var tools []*mcp.Tool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
@@ -106,7 +121,7 @@ func (b *bench) coldOnce(ctx context.Context, c coldCase, cacheDir string) (cold
 		}
 		tools = append(tools, t)
 	}
-	r := coldRun{Took: time.Since(start), Tools: len(tools)}
+	r := coldRun{Took: time.Since(start), Tools: len(tools), ListBytes: int(wire.n.Load() - before)}
 	pid := cmd.Process.Pid
 	if r.AtList, err = readMem(pid); err != nil {
 		return r, err
@@ -117,13 +132,33 @@ func (b *bench) coldOnce(ctx context.Context, c coldCase, cacheDir string) (cold
 	if r.Idle, err = readMem(pid); err != nil {
 		return r, err
 	}
-	// The size of the tools/list result as the client received it.
-	payload, err := json.Marshal(&mcp.ListToolsResult{Tools: tools})
-	if err != nil {
-		return r, fmt.Errorf("encoding tools/list: %w", err)
-	}
-	r.ListBytes = len(payload)
 	return r, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// stopChild ends a bridge served over stdio as a client would: stdin
+// closed, then killed if it has not exited within 5 s.
+func stopChild(cmd *exec.Cmd, stdin io.Closer) {
+	stdin.Close() //nolint:errcheck // the child may be gone already
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }() //nolint:errcheck // exit status is not measured
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill() //nolint:errcheck // best effort
+		<-done
+	}
 }
 
 func summarizeCold(name, mode string, runs []coldRun) coldInfo {
