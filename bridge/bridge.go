@@ -108,6 +108,11 @@ type Options struct {
 	// the catalog serves its whitelisted part as the resource
 	// openapi://spec (see Catalog.Spec); nil means no such resource.
 	Spec *openapi3.T
+	// DeferSpec leaves the reduction of Spec to the first call of
+	// Catalog.Spec (or FinishSpec), which the caller can make once it
+	// serves: for GitHub's spec with 20 operations it is a quarter of the
+	// start. Spec is kept until then and must not change.
+	DeferSpec bool
 	// Logger receives structured logs; nil means no logging.
 	Logger *zap.Logger
 }
@@ -148,9 +153,12 @@ type Catalog struct {
 	tools      []*Tool // operations, then the built-in tools
 	listed     []*Tool // what tools/list shows: per Options.Tools
 	byName     map[string]*Tool
-	searchDocs []searchDoc // dynamic modes: the operations, prepared for search
-	resources  []*Resource // whitelist resources and templates, read through their tools
-	spec       []byte      // the whitelisted part of Options.Spec, JSON; nil: none
+	searchDocs []searchDoc           // dynamic modes: the operations, prepared for search
+	resources  []*Resource           // whitelist resources and templates, read through their tools
+	spec       []byte                // the whitelisted part of Options.Spec, JSON; nil: none
+	specMu     sync.Mutex            // guards spec, specDoc and specOps
+	specDoc    *openapi3.T           // with Options.DeferSpec: what spec is made of, until it is
+	specOps    []whitelist.Operation // (Catalog.Spec)
 	skipped    []Skipped
 	repairs    []Repair
 	degraded   string // non-empty: the spec could not be loaded; only ping
@@ -195,7 +203,12 @@ func New(ops []whitelist.Operation, opts Options) (*Catalog, error) {
 		return nil, errors.Join(errs...)
 	}
 	c.index()
-	c.spec = c.buildSpec(opts.Spec, ops)
+	switch {
+	case opts.DeferSpec && opts.Spec != nil && c.Len() <= maxSpecOperations:
+		c.specDoc, c.specOps = opts.Spec, ops
+	default:
+		c.spec = c.buildSpec(opts.Spec, ops)
+	}
 	// The parsed document is not needed past this point: a catalog that
 	// kept it would keep all of it alive (GitHub's: ~100 MiB of idle RSS).
 	c.opts.Spec = nil

@@ -137,7 +137,27 @@ func (c *Catalog) HasTemplates() bool {
 
 // Spec is the whitelisted part of the spec as JSON, redacted (see
 // [Options.Spec]); nil when the catalog was built without the document.
-func (c *Catalog) Spec() []byte { return c.spec }
+// With Options.DeferSpec, the first call makes it.
+func (c *Catalog) Spec() []byte {
+	c.specMu.Lock()
+	defer c.specMu.Unlock()
+	if c.specDoc != nil {
+		c.spec = c.buildSpec(c.specDoc, c.specOps)
+		c.specDoc, c.specOps = nil, nil
+	}
+	return c.spec
+}
+
+// FinishSpec makes a deferred openapi://spec now (see Options.DeferSpec).
+func (c *Catalog) FinishSpec() { c.Spec() }
+
+// HasSpec reports, without making it, whether the catalog serves
+// openapi://spec; a deferred one that then fails to build reads as empty.
+func (c *Catalog) HasSpec() bool {
+	c.specMu.Lock()
+	defer c.specMu.Unlock()
+	return c.spec != nil || c.specDoc != nil
+}
 
 // indexResources prepares the resources of the tools that carry one. A
 // resource whose variables no longer map to arguments (a parameter taken

@@ -87,3 +87,61 @@ func TestResourcesSurviveSnapshot(t *testing.T) {
 		t.Error("the whitelisted spec has an operation the whitelist does not select")
 	}
 }
+
+// TestDeferredSpec: with Options.DeferSpec the catalog reports
+// openapi://spec at once and makes it on first use, the same bytes as
+// made at New, once, whoever asks first (concurrent readers, Snapshot).
+func TestDeferredSpec(t *testing.T) {
+	res, err := specloader.Load(context.Background(), "../testdata/specs/petstore.3.0.yaml", specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := bridge.New(ops, bridge.Options{BaseURL: "http://127.0.0.1:1", Spec: res.Doc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	later, err := bridge.New(ops, bridge.Options{BaseURL: "http://127.0.0.1:1", Spec: res.Doc, DeferSpec: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !later.HasSpec() {
+		t.Fatal("HasSpec is false before the deferred spec is made")
+	}
+	got := make(chan []byte, 4)
+	for range 3 {
+		go func() { got <- later.Spec() }()
+	}
+	go func() {
+		snap, err := later.Snapshot()
+		if err != nil {
+			t.Error(err)
+		}
+		back, err := bridge.NewFromSnapshot(snap, bridge.Options{BaseURL: "http://127.0.0.1:1"})
+		if err != nil {
+			t.Error(err)
+			got <- nil
+			return
+		}
+		got <- back.Spec()
+	}()
+	for range 4 {
+		if b := <-got; len(now.Spec()) == 0 || !bytes.Equal(b, now.Spec()) {
+			t.Errorf("deferred spec: %d bytes; made at New: %d", len(b), len(now.Spec()))
+		}
+	}
+	if !later.HasSpec() {
+		t.Error("HasSpec is false once made")
+	}
+	// Without the document there is nothing to defer.
+	none, err := bridge.New(ops, bridge.Options{BaseURL: "http://127.0.0.1:1", DeferSpec: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.HasSpec() || none.Spec() != nil {
+		t.Error("a catalog without the document serves openapi://spec")
+	}
+}

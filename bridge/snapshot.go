@@ -58,7 +58,7 @@ func (c *Catalog) Snapshot() ([]byte, error) {
 	if c.base != nil {
 		base = c.base.String()
 	}
-	s := snapshot{Version: snapshotVersion, BaseURL: base, SpecTitle: c.opts.SpecTitle, SpecVersion: c.opts.SpecVersion, Skipped: c.skipped, Repairs: c.repairs, Spec: c.spec}
+	s := snapshot{Version: snapshotVersion, BaseURL: base, SpecTitle: c.opts.SpecTitle, SpecVersion: c.opts.SpecVersion, Skipped: c.skipped, Repairs: c.repairs, Spec: c.Spec()}
 	for _, t := range c.tools {
 		if t.builtin != notBuiltin {
 			continue

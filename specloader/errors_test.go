@@ -2,6 +2,8 @@ package specloader_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -302,4 +304,29 @@ func FuzzLoadData(f *testing.F) {
 			t.Fatal("LoadData with Keep returned neither a document nor an error")
 		}
 	})
+}
+
+// TestKnownHash: a hash the caller already has becomes Result.Hash as it
+// is (the document is not hashed again); without one the loader hashes.
+func TestKnownHash(t *testing.T) {
+	data, err := os.ReadFile("testdata/invalid-example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	res, err := specloader.LoadData(t.Context(), data, nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Hash != hex.EncodeToString(sum[:]) {
+		t.Errorf("Hash = %s; want the document's SHA-256", res.Hash)
+	}
+	given := [32]byte{1, 2, 3}
+	res, err = specloader.LoadData(t.Context(), data, nil, specloader.Options{SHA256: given})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Hash != hex.EncodeToString(given[:]) {
+		t.Errorf("Hash = %s; want the given %x", res.Hash, given)
+	}
 }

@@ -77,14 +77,14 @@ func (s *Server) syncResources(cat *bridge.Catalog) {
 			gone = append(gone, uri)
 		}
 	}
-	switch on := cat.Spec() != nil; {
+	switch on := cat.HasSpec(); {
 	case on && !s.res.spec:
 		s.srv.AddResource(specResource(), s.readSpec)
 		added++
 	case !on && s.res.spec:
 		gone = append(gone, bridge.SpecURI)
 	}
-	s.res.spec = cat.Spec() != nil
+	s.res.spec = cat.HasSpec()
 	if len(gone) > 0 {
 		s.srv.RemoveResources(gone...)
 	}

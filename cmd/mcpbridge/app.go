@@ -144,9 +144,12 @@ type app struct {
 
 	verify bool // validate: resolve every schema while building
 	// deferValidation has the first provisioning of serve validate the
-	// spec after the tools are served, not before: its findings are only
-	// warnings, and on GitHub's spec it is a quarter of a second of a
-	// cold start. Reloads validate before they swap, as the commands do.
+	// spec, reduce it to openapi://spec and store the cache after the
+	// tools are served, not before (built.later): the findings are only
+	// warnings, and the three are most of a cold start besides parsing
+	// (GitHub: 0.25 s of validation; with 20 operations, a quarter of the
+	// start is openapi://spec). Reloads do all three before they swap, as
+	// the commands do.
 	deferValidation bool
 	hup             chan os.Signal                  // SIGHUP, registered before provisioning (serve, demo)
 	closers         []func() error                  // run when run returns (the Redis client)
@@ -312,7 +315,7 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 	// serving, so idle RSS reflects the tools, not the document they came
 	// from.
 	bt.spec = nil
-	if bt.validate == nil {
+	if bt.later == nil {
 		debug.FreeOSMemory()
 	}
 	if bt.cat.Degraded() == "" {
@@ -322,18 +325,18 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	if v := bt.validate; v != nil {
-		bt.validate = nil
-		validated := make(chan struct{})
+	if later := bt.later; later != nil {
+		// What provisioning left for after serving starts (built.later);
+		// an exit waits for it, so that the cache is written.
+		bt.later = nil
+		done := make(chan struct{})
 		go func() {
-			defer close(validated)
-			for _, w := range v(ctx) {
-				a.log.Warn("spec validation", zap.String("warning", w))
-			}
-			v = nil // the parsed spec is garbage from here on
+			defer close(done)
+			later(ctx)
+			later = nil // the parsed spec is garbage from here on
 			debug.FreeOSMemory()
 		}()
-		defer func() { stop(); <-validated }()
+		defer func() { stop(); <-done }()
 	}
 	watched := rl.watch(ctx)
 	defer func() { stop(); <-watched }()

@@ -33,9 +33,11 @@ type built struct {
 	ops    int
 	cached bool
 	inputs inputs
-	// validate, when set, finds the spec's validation warnings; serve runs
-	// it once the tools are served (app.deferValidation).
-	validate func(context.Context) []string
+	// later is what provisioning left for after the tools are served
+	// (app.deferValidation): validating the spec, reducing it to
+	// openapi://spec, storing the tools in the cache. serve runs it in
+	// the background; nil when nothing was left.
+	later func(context.Context)
 }
 
 // inputs are the documents a catalog is built from, with their digest: a
@@ -123,6 +125,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 	data, loc, wl := in.spec, in.loc, in.whitelist
 	bopts := a.bridgeOptions()
 	lopts.DeferValidation = a.deferValidation
+	lopts.SHA256 = in.specSum
 
 	var key string
 	if useCache {
@@ -173,6 +176,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 	}
 	bopts.SpecLocation = res.Location
 	bopts.Spec = res.Doc // served, reduced to the whitelist, as openapi://spec
+	bopts.DeferSpec = a.deferValidation
 	if res.Doc.Info != nil {
 		bopts.SpecTitle, bopts.SpecVersion = res.Doc.Info.Title, res.Doc.Info.Version
 	}
@@ -190,10 +194,25 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 	}
 	a.log.Debug("tools built", zap.Duration("took", time.Since(start)))
 	in.refs = res.ExternalRefs
-	if useCache {
+	bt := &built{cat: c, spec: res, ops: len(ops), inputs: in}
+	switch {
+	case a.deferValidation:
+		validate, refs := res.Validate, res.ExternalRefs
+		bt.later = func(ctx context.Context) {
+			if validate != nil {
+				for _, w := range validate(ctx) {
+					a.log.Warn("spec validation", zap.String("warning", w))
+				}
+			}
+			c.FinishSpec()
+			if useCache {
+				a.storeCached(key, c, refs)
+			}
+		}
+	case useCache:
 		a.storeCached(key, c, res.ExternalRefs)
 	}
-	return &built{cat: c, spec: res, ops: len(ops), inputs: in, validate: res.Validate}, nil
+	return bt, nil
 }
 
 func (a *app) loaderOptions() specloader.Options {
