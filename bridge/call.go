@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -20,29 +22,19 @@ import (
 // shape the answer, redact. Every failure an agent could fix or retry comes
 // back as an IsError result with a safe message and its kind; the detail
 // goes to the outcome (for logs) and the log.
+//
+// go-sdk runs every call on a new goroutine, whose stack starts small
+// (2 KB) and is copied whole each time it doubles. call keeps its own frame
+// small, the rare paths (failures, truncation) and each step in a function
+// of its own, so that the deepest point of a call (decoding the arguments,
+// the HTTP transport) stays within the 8 KB that go-sdk's own work grows
+// the stack to: one more doubling cost more CPU than the rest of the
+// bridge's own work on a small call.
 func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	out := &Outcome{}
-	if int64(len(call.Args)) > c.opts.MaxArgumentBytes {
-		return c.fail(out, t, &ArgumentError{Reason: fmt.Sprintf("arguments are %d bytes, more than the %d allowed", len(call.Args), c.opts.MaxArgumentBytes)})
-	}
-	if d := jsonDepth(call.Args); d > c.opts.MaxArgumentDepth {
-		return c.fail(out, t, &ArgumentError{Reason: fmt.Sprintf("arguments nest %d levels deep, more than the %d allowed", d, c.opts.MaxArgumentDepth)})
-	}
-	args, err := decodeArgs(call.Args)
+	args, err := c.arguments(t, call.Args)
 	if err != nil {
 		return c.fail(out, t, err)
-	}
-	input, err := t.input.Resolved()
-	if err != nil {
-		return c.fail(out, t, fmt.Errorf("input schema of %s: %w", t.plan.Label, err))
-	}
-	// Arguments that pass the one-pass checker need no validator (it
-	// accepts only what the validator accepts); the rest get the
-	// validator, coercion and an explanation.
-	if !t.input.FastArgs().Valid(argBytes(call.Args)) {
-		if err := checkArgs(input, args); err != nil { // argerrors.go
-			return c.fail(out, t, err)
-		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
@@ -55,37 +47,77 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	if err != nil {
 		return c.fail(out, t, err)
 	}
-	step(ctx, call.Progress, 1, "calling "+t.plan.Label)
+	if call.Progress != nil {
+		call.Progress.Step(ctx, 1, callSteps, "calling "+t.plan.Label)
+	}
 	sent := time.Now()
 	resp, err := c.client.Do(req)
 	out.Attempts = max(1, int(attempts.Load()))
 	if err != nil {
 		out.Upstream = time.Since(sent)
-		switch {
-		case errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded:
-			out.Kind = Timeout
-			err = fmt.Errorf("%w: no answer within %s", ErrUpstreamUnavailable, t.timeout)
-		case errors.Is(err, context.Canceled):
-			err = fmt.Errorf("%w: the call was cancelled", ErrUpstreamUnavailable)
-		default:
-			c.log.Warn("upstream request failed", zap.String("tool", t.def.Name), zap.String("error", c.redactor.RedactString(err.Error())))
-			err = fmt.Errorf("%w: %s", ErrUpstreamUnavailable, upstream.FailureKind(err))
-		}
-		return c.fail(out, t, err)
+		return c.fail(out, t, c.sendError(ctx, t, err, out))
 	}
 	defer resp.Body.Close()
+	c.answer(ctx, t, call, resp, sent, out)
+	return out
+}
+
+// arguments checks the raw arguments (size, depth, the schema) and
+// decodes them.
+func (c *Catalog) arguments(t *Tool, raw json.RawMessage) (map[string]any, error) {
+	if int64(len(raw)) > c.opts.MaxArgumentBytes {
+		return nil, &ArgumentError{Reason: fmt.Sprintf("arguments are %d bytes, more than the %d allowed", len(raw), c.opts.MaxArgumentBytes)}
+	}
+	if d := jsonDepth(raw); d > c.opts.MaxArgumentDepth {
+		return nil, &ArgumentError{Reason: fmt.Sprintf("arguments nest %d levels deep, more than the %d allowed", d, c.opts.MaxArgumentDepth)}
+	}
+	args, err := decodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	// Arguments that pass the one-pass checker need no validator (it
+	// accepts only what the validator accepts); the rest get the
+	// validator, coercion and an explanation.
+	if !t.input.FastArgs().Valid(argBytes(raw)) {
+		input, err := t.input.Resolved()
+		if err != nil {
+			return nil, fmt.Errorf("input schema of %s: %w", t.plan.Label, err)
+		}
+		if err := checkArgs(input, args); err != nil { // argerrors.go
+			return nil, err
+		}
+	}
+	return args, nil
+}
+
+// sendError is the error a failed send becomes; the Kind goes to out.
+func (c *Catalog) sendError(ctx context.Context, t *Tool, err error, out *Outcome) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() == context.DeadlineExceeded:
+		out.Kind = Timeout
+		return fmt.Errorf("%w: no answer within %s", ErrUpstreamUnavailable, t.timeout)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("%w: the call was cancelled", ErrUpstreamUnavailable)
+	}
+	c.log.Warn("upstream request failed", zap.String("tool", t.def.Name), zap.String("error", c.redactor.RedactString(err.Error())))
+	return fmt.Errorf("%w: %s", ErrUpstreamUnavailable, upstream.FailureKind(err))
+}
+
+// answer reads the upstream's answer within the size limit (or cuts it,
+// with Truncate) and shapes it into out.
+func (c *Catalog) answer(ctx context.Context, t *Tool, call *Call, resp *http.Response, sent time.Time, out *Outcome) {
 	out.Status = resp.StatusCode
-	step(ctx, call.Progress, 2, fmt.Sprintf("%s: upstream answered HTTP %d", t.plan.Label, resp.StatusCode))
+	if call.Progress != nil {
+		call.Progress.Step(ctx, 2, callSteps, stepMessage(t.plan.Label, ": upstream answered HTTP ", resp.StatusCode, ""))
+	}
 	var body []byte
+	var err error
 	if c.opts.Truncate && resp.StatusCode < 300 {
 		var cut bool
 		body, cut, err = upstream.ReadPrefix(resp.Body, c.opts.MaxResponseBytes)
 		if err == nil && cut {
-			out.Upstream = time.Since(sent)
-			out.BytesOut = int64(len(body))
-			out.Result = c.truncated(t, resp, body)
-			out.Detail = fmt.Sprintf("answer truncated at %d bytes", len(body))
-			return out
+			c.truncatedAnswer(t, resp, body, sent, out)
+			return
 		}
 	} else {
 		length := resp.ContentLength
@@ -97,20 +129,13 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	}
 	out.Upstream = time.Since(sent)
 	if err != nil {
-		if !errors.Is(err, ErrResponseTooLarge) {
-			if ctx.Err() != nil {
-				out.Kind = Timeout
-				err = fmt.Errorf("%w: no complete answer within %s", ErrUpstreamUnavailable, t.timeout)
-			} else {
-				err = fmt.Errorf("%w: reading the response failed (%s)", ErrUpstreamUnavailable, upstream.FailureKind(err))
-			}
-		} else {
-			err = fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, c.opts.MaxResponseBytes)
-		}
-		return c.fail(out, t, err)
+		c.fail(out, t, c.readError(ctx, t, err, out))
+		return
 	}
 	out.BytesOut = int64(len(body))
-	step(ctx, call.Progress, 3, fmt.Sprintf("%s: received %d bytes", t.plan.Label, len(body)))
+	if call.Progress != nil {
+		call.Progress.Step(ctx, 3, callSteps, stepMessage(t.plan.Label, ": received ", len(body), " bytes"))
+	}
 	rt := result.Tool{Name: t.def.Name, Output: &t.output}
 	if t.shape != nil {
 		rt.Reshape = t.shape.reshape
@@ -118,23 +143,47 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	out.Result = c.shaperFor(t).Shape(rt, resp.StatusCode, resp.Header, body)
 	out.Kind = KindOfStatus(resp.StatusCode)
 	if out.Kind != OK {
-		out.Detail = fmt.Sprintf("upstream answered HTTP %d", resp.StatusCode)
+		out.Detail = "upstream answered HTTP " + strconv.Itoa(resp.StatusCode)
 	}
 	if ce := c.log.Check(zap.DebugLevel, "tool call"); ce != nil {
 		ce.Write(zap.String("tool", t.def.Name), zap.Int("status", resp.StatusCode), zap.Int("bytes", len(body)))
 	}
-	return out
+}
+
+// truncatedAnswer completes out with the prefix of an answer cut at the
+// size limit.
+func (c *Catalog) truncatedAnswer(t *Tool, resp *http.Response, body []byte, sent time.Time, out *Outcome) {
+	out.Upstream = time.Since(sent)
+	out.BytesOut = int64(len(body))
+	out.Result = c.truncated(t, resp, body)
+	out.Detail = fmt.Sprintf("answer truncated at %d bytes", len(body))
+}
+
+// readError is the error a failed read of the answer becomes; a timeout's
+// Kind goes to out.
+func (c *Catalog) readError(ctx context.Context, t *Tool, err error, out *Outcome) error {
+	if errors.Is(err, ErrResponseTooLarge) {
+		return fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, c.opts.MaxResponseBytes)
+	}
+	if ctx.Err() != nil {
+		out.Kind = Timeout
+		return fmt.Errorf("%w: no complete answer within %s", ErrUpstreamUnavailable, t.timeout)
+	}
+	return fmt.Errorf("%w: reading the response failed (%s)", ErrUpstreamUnavailable, upstream.FailureKind(err))
+}
+
+// stepMessage is label+mid+n+tail, in one allocation.
+func stepMessage(label, mid string, n int, tail string) string {
+	var buf [96]byte
+	b := append(buf[:0], label...)
+	b = append(b, mid...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	return string(append(b, tail...))
 }
 
 // callSteps is the number of progress steps a call reports: request sent,
 // response headers received, response body read.
 const callSteps = 3
-
-func step(ctx context.Context, p Progress, n int, msg string) {
-	if p != nil {
-		p.Step(ctx, n, callSteps, msg)
-	}
-}
 
 // fail completes out for a call that failed with err: an IsError result
 // with a safe message, the kind, and the redacted detail.
@@ -209,6 +258,9 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return map[string]any{}, nil
+	}
+	if args, ok := decodeFlat(raw); ok {
+		return args, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

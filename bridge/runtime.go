@@ -218,15 +218,21 @@ func (r *Runtime) invokeTool(ctx context.Context, c *Call) (*Outcome, error) {
 		return c.catalog.answerMeta(ctx, c), nil
 	}
 	if c.target.builtin == builtinPing {
-		info := c.catalog.PingInfo()
-		if s := r.lastReload.Load(); s != nil {
-			info.LastReload = c.catalog.redactor.RedactString(*s)
-		}
-		body, err := json.Marshal(info)
-		if err != nil {
-			return nil, fmt.Errorf("encoding ping: %w", err)
-		}
-		return &Outcome{Result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}}, nil
+		return r.ping(c)
 	}
 	return c.catalog.call(ctx, c.target, c), nil
+}
+
+// ping answers the built-in ping tool. It is a function of its own to keep
+// invokeTool's frame, which every call's stack holds, small.
+func (r *Runtime) ping(c *Call) (*Outcome, error) {
+	info := c.catalog.PingInfo()
+	if s := r.lastReload.Load(); s != nil {
+		info.LastReload = c.catalog.redactor.RedactString(*s)
+	}
+	body, err := json.Marshal(info)
+	if err != nil {
+		return nil, fmt.Errorf("encoding ping: %w", err)
+	}
+	return &Outcome{Result: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}}}}, nil
 }

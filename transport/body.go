@@ -75,6 +75,9 @@ func inspectMessage(data []byte, maxDepth int) (msg jsonrpc.Message, batch bool,
 	case '[':
 		return nil, true, 0, ""
 	case '{':
+		if req, ok := plainRequest(data, maxDepth); ok {
+			return req, false, 0, ""
+		}
 		m, err := jsonrpc.DecodeMessage(data)
 		if err != nil {
 			return nil, false, jsonrpc.CodeInvalidRequest, "Invalid Request: " + err.Error()

@@ -145,6 +145,14 @@ func (d *drain) wait(max time.Duration) {
 // id that is not followed by a method. It returns the id as canonical JSON
 // text ([idKey]; nil if it did not fit in the prefix).
 func outputResponseID(prefix []byte) (id []byte, ok bool) {
+	if id, isResponse, plain := plainResponseID(prefix); plain {
+		return id, isResponse
+	}
+	return decodeResponseID(prefix)
+}
+
+// decodeResponseID is outputResponseID for any prefix, with a JSON decoder.
+func decodeResponseID(prefix []byte) (id []byte, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(prefix))
 	dec.UseNumber()
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {

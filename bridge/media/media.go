@@ -40,11 +40,31 @@ const (
 // Type lower-cases a media type and drops its parameters; it tolerates
 // strings mime.ParseMediaType rejects.
 func Type(ct string) string {
+	if bareType(ct) {
+		return ct // what mime.ParseMediaType would return, without its parameters map
+	}
 	if mt, _, err := mime.ParseMediaType(ct); err == nil {
 		return mt
 	}
 	mt, _, _ := strings.Cut(ct, ";")
 	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+// bareType reports whether ct is already a lower-case type/subtype with
+// no parameters, such as "application/json": letters, digits and -+.
+// around one slash.
+func bareType(ct string) bool {
+	slash := -1
+	for i := 0; i < len(ct); i++ {
+		switch c := ct[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '+', c == '.':
+		case c == '/' && slash < 0:
+			slash = i
+		default:
+			return false
+		}
+	}
+	return slash > 0 && slash < len(ct)-1
 }
 
 // Classify returns the kind of a media type (parameters allowed).

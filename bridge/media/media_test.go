@@ -1,6 +1,7 @@
 package media_test
 
 import (
+	"mime"
 	"testing"
 
 	"github.com/mcpbridge/mcpbridge/bridge/media"
@@ -43,5 +44,28 @@ func TestClassify(t *testing.T) {
 	}
 	if !media.IsText("application/x-ndjson") || media.IsText("image/png") || !media.IsJSON("application/hal+json") {
 		t.Error("IsText/IsJSON disagree with Classify")
+	}
+}
+
+// TestType checks Type against mime.ParseMediaType, which it follows for
+// every header it accepts (the bare lower-case types it answers without
+// parsing included), and its tolerance for the rest.
+func TestType(t *testing.T) {
+	for _, ct := range []string{
+		"application/json", "application/vnd.github.v3+json", "image/svg+xml", "text/plain", "application/x-ndjson", "audio/mp4a-latm",
+		"Application/JSON", "application/json; charset=utf-8", " application/json", "text/plain;charset=UTF-8",
+	} {
+		want, _, err := mime.ParseMediaType(ct)
+		if err != nil {
+			t.Fatalf("%q: %v", ct, err)
+		}
+		if got := media.Type(ct); got != want {
+			t.Errorf("Type(%q) = %q, want %q", ct, got, want)
+		}
+	}
+	for ct, want := range map[string]string{"application/": "application/", "/json": "/json", "a/b/c": "a/b/c", "Text/Plain; x": "text/plain", "": ""} {
+		if got := media.Type(ct); got != want {
+			t.Errorf("Type(%q) = %q, want %q", ct, got, want)
+		}
 	}
 }

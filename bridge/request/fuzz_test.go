@@ -134,6 +134,9 @@ func FuzzBuild(f *testing.F) {
 		if err := fuzzPathShape(req.URL); err != nil {
 			t.Fatalf("args %s: %v", argsJSON, err)
 		}
+		if err := sameAsReparsed(req.URL); err != nil {
+			t.Fatalf("args %s: %v", argsJSON, err)
+		}
 		q, err := url.ParseQuery(req.URL.RawQuery)
 		if err != nil {
 			t.Fatalf("query %q does not parse: %v", req.URL.RawQuery, err)
@@ -157,6 +160,20 @@ func FuzzBuild(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameAsReparsed checks that the URL Build assembles (and hands to the
+// request as is) sends what its text parsed back would: the same origin and
+// request line.
+func sameAsReparsed(u *url.URL) error {
+	back, err := url.Parse(u.String())
+	if err != nil {
+		return fmt.Errorf("%s does not parse back: %v", u, err)
+	}
+	if back.Scheme != u.Scheme || back.Host != u.Host || back.RequestURI() != u.RequestURI() {
+		return fmt.Errorf("built %s %s %s, parsed back %s %s %s", u.Scheme, u.Host, u.RequestURI(), back.Scheme, back.Host, back.RequestURI())
+	}
+	return nil
 }
 
 // fuzzPathShape checks that u's path has fuzzPlan's shape.
@@ -209,6 +226,9 @@ func TestFuzzPlansBuild(t *testing.T) {
 			t.Fatalf("%s: %v", p.Label, err)
 		}
 		if err := fuzzPathShape(req.URL); err != nil {
+			t.Errorf("%s: %v", p.Label, err)
+		}
+		if err := sameAsReparsed(req.URL); err != nil {
 			t.Errorf("%s: %v", p.Label, err)
 		}
 		t.Logf("%s: %s", p.Label, req.URL)

@@ -71,9 +71,7 @@ func (s *Shaper) Shape(t Tool, status int, header http.Header, body []byte) *mcp
 // shape is Shape without structuredContent; red is the redacted JSON
 // answer, nil when the answer is not JSON.
 func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res *mcp.CallToolResult, red []byte) {
-	ct := header.Get("Content-Type")
-	mediaType, params, _ := mime.ParseMediaType(ct)
-	mediaType = strings.ToLower(mediaType)
+	mediaType, params := parseContentType(header.Get("Content-Type"))
 	kind := media.Classify(mediaType)
 
 	if status >= 300 && status < 400 {
@@ -133,6 +131,19 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 	default:
 		return s.blob(t.Name, mediaType, body), nil
 	}
+}
+
+// parseContentType is the lower-case media type of a Content-Type header
+// and its parameters, as mime.ParseMediaType gives them ("" when it is
+// malformed). The usual JSON headers are answered without parsing (and
+// without the parameters map, which only multipart answers use).
+func parseContentType(ct string) (string, map[string]string) {
+	switch ct {
+	case "application/json", "application/json; charset=utf-8", "application/json;charset=utf-8", "application/json; charset=UTF-8":
+		return "application/json", nil
+	}
+	mediaType, params, _ := mime.ParseMediaType(ct)
+	return strings.ToLower(mediaType), params
 }
 
 // blob is an answer with no text reading, as an embedded resource; its

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"testing"
@@ -19,14 +21,16 @@ import (
 	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
-// BenchmarkCall is the call path of mcpbench in one process, for
-// profiling (mcpbridge has no pprof flag): a go-sdk client calls the
-// floor's and the bridge's tools over in-memory transports, against the
-// same upstream and spec as the command.
-//
-//	go test ./cmd/mcpbench -run '^$' -bench Call -cpuprofile cpu.out
-//	go tool pprof -top cpu.out
-func BenchmarkCall(b *testing.B) {
+// callBench is what BenchmarkCall and BenchmarkHandler share: the
+// command's upstream and spec, and the bridge's runtimes over one catalog.
+type callBench struct {
+	eps   []*endpoint
+	upURL string
+	plain *bridge.Runtime // no middleware
+	chain *bridge.Runtime // the middlewares mcpbridge serve installs by default
+}
+
+func newCallBench(b *testing.B) *callBench {
 	eps := endpoints()
 	buildBodies(eps)
 	up, err := startUpstream(eps)
@@ -59,20 +63,32 @@ func BenchmarkCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bridgeServer := mcpx.New(bridge.NewRuntime(br), mcpx.Options{Version: "bench"}).MCP()
-	// bridge+chain has the middlewares mcpbridge serve installs by default.
 	metrics, err := observe.NewMetrics(prometheus.NewRegistry(), "bench")
 	if err != nil {
 		b.Fatal(err)
 	}
-	chained := bridge.NewRuntime(br, metrics.Middleware(), observe.Usage(zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), zap.InfoLevel)), observe.UsageOptions{}),
+	chain := bridge.NewRuntime(br, metrics.Middleware(), observe.Usage(zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(io.Discard), zap.InfoLevel)), observe.UsageOptions{}),
 		bridge.Access(), limit.Concurrency(limit.Options{MaxInFlight: 64, MaxQueue: -1}))
-	chainServer := mcpx.New(chained, mcpx.Options{Version: "bench"}).MCP()
+	return &callBench{eps: eps, upURL: up.URL, plain: bridge.NewRuntime(br), chain: chain}
+}
+
+// BenchmarkCall is the call path of mcpbench in one process, for
+// profiling (mcpbridge has no pprof flag): a go-sdk client calls the
+// floor's and the bridge's tools over in-memory transports, against the
+// same upstream and spec as the command.
+//
+//	go test ./cmd/mcpbench -run '^$' -bench Call -cpuprofile cpu.out
+//	go tool pprof -top cpu.out
+func BenchmarkCall(b *testing.B) {
+	cb := newCallBench(b)
+	eps := cb.eps
+	bridgeServer := mcpx.New(cb.plain, mcpx.Options{Version: "bench"}).MCP()
+	chainServer := mcpx.New(cb.chain, mcpx.Options{Version: "bench"}).MCP()
 
 	for _, srv := range []struct {
 		name string
 		s    *mcp.Server
-	}{{"floor", newFloorServer(up.URL, eps, false)}, {"floor+sc", newFloorServer(up.URL, eps, true)}, {"bridge", bridgeServer}, {"bridge+chain", chainServer}} {
+	}{{"floor", newFloorServer(cb.upURL, eps, false)}, {"floor+sc", newFloorServer(cb.upURL, eps, true)}, {"bridge", bridgeServer}, {"bridge+chain", chainServer}} {
 		ct, st := mcp.NewInMemoryTransports()
 		ss, err := srv.s.Connect(b.Context(), st, nil)
 		if err != nil {
@@ -85,18 +101,74 @@ func BenchmarkCall(b *testing.B) {
 		for _, e := range eps {
 			b.Run(srv.name+"/"+e.Size, func(b *testing.B) {
 				b.SetBytes(int64(len(e.body)))
+				cpu0 := processCPU()
 				for b.Loop() {
 					r, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: e.Tool, Arguments: e.Args})
 					if err != nil || r.IsError {
 						b.Fatalf("%s: %v %+v", e.Tool, err, r)
 					}
 				}
+				// CPU time is steadier than wall time on a shared machine.
+				b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 			})
 		}
 		cs.Close()
 		ss.Close()
 	}
 }
+
+// BenchmarkHandler is the server's own work on a call without go-sdk:
+// the floor's tool handler against Runtime.Call, with and without the
+// default middlewares. What go-sdk costs (decoding, the session, the
+// response, and the garbage collection of its ~390 KB a call) is left out,
+// so the difference is the bridge's overhead, measured with less noise than
+// BenchmarkCall.
+func BenchmarkHandler(b *testing.B) {
+	cb := newCallBench(b)
+	for _, e := range cb.eps {
+		args, err := json.Marshal(e.Args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, h := range []struct {
+			name string
+			call func(ctx context.Context) (*mcp.CallToolResult, error)
+		}{
+			{"floor", floorHandler(floorClient(), cb.upURL+e.CallPath, false)},
+			{"floor+sc", floorHandler(floorClient(), cb.upURL+e.CallPath, true)},
+			{"bridge", runtimeHandler(cb.plain, e.Tool, args)},
+			{"bridge+chain", runtimeHandler(cb.chain, e.Tool, args)},
+		} {
+			b.Run(h.name+"/"+e.Size, func(b *testing.B) {
+				b.SetBytes(int64(len(e.body)))
+				cpu0 := processCPU()
+				for b.Loop() {
+					r, err := h.call(b.Context())
+					if err != nil || r.IsError {
+						b.Fatalf("%s: %v %+v", e.Tool, err, r)
+					}
+				}
+				b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
+// runtimeHandler calls tool on rt as mcpx does for a stdio session, with
+// a progress reporter that sends nothing.
+func runtimeHandler(rt *bridge.Runtime, tool string, args json.RawMessage) func(context.Context) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context) (*mcp.CallToolResult, error) {
+		out, err := rt.Call(ctx, &bridge.Call{Tool: tool, Args: args, Caller: bridge.Local, Transport: "stdio", Progress: quietProgress{}})
+		if err != nil {
+			return nil, err
+		}
+		return out.Result, nil
+	}
+}
+
+type quietProgress struct{}
+
+func (quietProgress) Step(context.Context, int, int, string) {}
 
 // BenchmarkStart is mcpbridge's startup in one process, as app.build does
 // it: load the spec, select operations, build the tools, then answer

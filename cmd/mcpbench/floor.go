@@ -71,14 +71,9 @@ func runFloor(ctx context.Context, args []string, stdin io.ReadCloser, stdout io
 // structured makes each declare an output schema ({"type":"object"}) and
 // return the body as structuredContent next to the text, unchecked.
 func newFloorServer(upstreamURL string, eps []*endpoint, structured bool) *mcp.Server {
-	// The same keep-alive pool size as mcpbridge's upstream client.
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConns = 256
-	tr.MaxIdleConnsPerHost = 64
-	client := &http.Client{Transport: tr}
+	client := floorClient()
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpbench-floor", Version: "1"}, nil)
 	for _, e := range eps {
-		url := upstreamURL + e.CallPath
 		tool := &mcp.Tool{
 			Name:        e.Tool,
 			Description: "GET " + e.CallPath + " verbatim",
@@ -87,29 +82,45 @@ func newFloorServer(upstreamURL string, eps []*endpoint, structured bool) *mcp.S
 		if structured {
 			tool.OutputSchema = json.RawMessage(`{"type":"object"}`)
 		}
-		s.AddTool(tool, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-			if err != nil {
-				return nil, fmt.Errorf("building the request: %w", err)
-			}
-			resp, err := client.Do(req)
-			if err != nil {
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(resp.Body)
-			if err != nil {
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
-			}
-			res := &mcp.CallToolResult{
-				IsError: resp.StatusCode >= 400,
-				Content: []mcp.Content{&mcp.TextContent{Text: string(body)}},
-			}
-			if structured && !res.IsError {
-				res.StructuredContent = json.RawMessage(body)
-			}
-			return res, nil
-		})
+		call := floorHandler(client, upstreamURL+e.CallPath, structured)
+		s.AddTool(tool, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return call(ctx) })
 	}
 	return s
+}
+
+// floorClient has the same keep-alive pool size as mcpbridge's upstream
+// client.
+func floorClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = 256
+	tr.MaxIdleConnsPerHost = 64
+	return &http.Client{Transport: tr}
+}
+
+// floorHandler is the floor's tool: GET url, the body verbatim as text
+// (and as structuredContent with structured).
+func floorHandler(client *http.Client, url string, structured bool) func(context.Context) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context) (*mcp.CallToolResult, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return nil, fmt.Errorf("building the request: %w", err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		res := &mcp.CallToolResult{
+			IsError: resp.StatusCode >= 400,
+			Content: []mcp.Content{&mcp.TextContent{Text: string(body)}},
+		}
+		if structured && !res.IsError {
+			res.StructuredContent = json.RawMessage(body)
+		}
+		return res, nil
+	}
 }
