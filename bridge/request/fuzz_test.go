@@ -2,8 +2,10 @@ package request
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"strings"
 	"testing"
@@ -195,9 +197,10 @@ func fuzzPathShape(u *url.URL) error {
 			return fmt.Errorf("path %q: segment %d is %q, want %q", esc, 2+2*i, segs[2+2*i], lit)
 		}
 	}
-	// A server that decodes %2F (and %5C) before splitting must see no dot
-	// segment either.
-	loose := strings.NewReplacer("%2F", "/", "%2f", "/", "%5C", "/", "%5c", "/", `\`, "/").Replace(esc)
+	// A server that decodes %2E, %2F and %5C before splitting and
+	// normalizing (Go's ServeMux, most proxies) must see no dot segment
+	// either.
+	loose := strings.NewReplacer("%2E", ".", "%2e", ".", "%2F", "/", "%2f", "/", "%5C", "/", "%5c", "/", `\`, "/").Replace(esc)
 	for _, s := range append(segs, strings.Split(loose, "/")...) {
 		if s == "." || s == ".." {
 			return fmt.Errorf("dot segment in path %q", esc)
@@ -215,7 +218,7 @@ func fuzzPathShape(u *url.URL) error {
 // every plan, hostile path values included, so its checks run on real
 // requests.
 func TestFuzzPlansBuild(t *testing.T) {
-	args := map[string]any{"p1": "../../admin", "p2": "x?y", "p3": "#frag", "p4": "a/b", "rest": "a/%2e%2e/b", "q6": "?x=/y#z",
+	args := map[string]any{"p1": "..a/b..", "p2": "x?y", "p3": "#frag", "p4": "a/b", "rest": "a/%2e%2ex/b", "q6": "?x=/y#z",
 		"X-H1": "v", "c1": "a; b=c", "body": map[string]any{"name": "n"}}
 	for _, p := range fuzzPlans(t) {
 		if p.Body.Kind == KindText || p.Body.Kind == KindBinary {
@@ -232,5 +235,45 @@ func TestFuzzPlansBuild(t *testing.T) {
 			t.Errorf("%s: %v", p.Label, err)
 		}
 		t.Logf("%s: %s", p.Label, req.URL)
+	}
+}
+
+// TestDotSegmentRefused: a path value that a server decoding %2E, %2F and
+// %5C would read as a "." or ".." segment is refused, naming the argument,
+// in every style: the label style's own "." prefix makes "." into "..".
+func TestDotSegmentRefused(t *testing.T) {
+	ok := map[string]any{"p1": "x", "p2": "x", "p3": "x", "p4": "x", "rest": "x", "body": map[string]any{"name": "n"}}
+	for _, tc := range []struct{ arg, value string }{
+		{"p1", ".."}, {"p1", "."}, {"p1", "../../admin"}, {"p1", "a/.."}, {"p1", `..\x`},
+		{"p2", "."}, {"p2", "/"}, // label: ".%2E" and ".%2F"
+		{"p4", ".."},
+		{"rest", "a/../b"}, {"rest", "a/./b"},
+	} {
+		for _, p := range fuzzPlans(t) {
+			args := maps.Clone(ok)
+			if p.Body.Kind == KindText || p.Body.Kind == KindBinary {
+				args["body"] = "aGk="
+			}
+			args[tc.arg] = tc.value
+			req, err := p.Build(t.Context(), args, nil, "t")
+			var ae *ArgumentError
+			if !errors.As(err, &ae) || ae.Field != tc.arg || !strings.Contains(ae.Reason, "segment") {
+				u := ""
+				if req != nil {
+					u = req.URL.String()
+				}
+				t.Errorf("%s: %s=%q: %v %s; want the argument refused", p.Label, tc.arg, tc.value, err, u)
+			}
+		}
+	}
+	// Dots that form no segment of their own pass, "..." included (a
+	// label-style "..": ".%2E%2E"), and so does a percent sign that only
+	// looks like an escaped dot (sent as %252e).
+	for _, v := range []string{"a.b", "...", "..a", "a..", ".x", "%2e%2e"} {
+		args := maps.Clone(ok)
+		args["p1"], args["p2"], args["rest"] = v, v, "x/"+v
+		if _, err := fuzzPlans(t)[0].Build(t.Context(), args, nil, "t"); err != nil {
+			t.Errorf("%q refused: %v", v, err)
+		}
 	}
 }

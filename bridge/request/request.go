@@ -91,6 +91,7 @@ func (p *Plan) Build(ctx context.Context, args map[string]any, creds *Prepared, 
 	// Path.
 	var path strings.Builder
 	path.WriteString(strings.TrimRight(base.EscapedPath(), "/"))
+	var expanded []span // where each path parameter's value went
 	for _, seg := range p.Path {
 		if seg.Param < 0 {
 			path.WriteString(seg.Lit)
@@ -108,10 +109,14 @@ func (p *Plan) Build(ctx context.Context, args map[string]any, creds *Prepared, 
 		if enc == "" {
 			return nil, &ArgumentError{Field: prm.Arg, Reason: "path parameter must not be empty"}
 		}
+		expanded = append(expanded, span{path.Len(), path.Len() + len(enc), prm.Arg})
 		path.WriteString(enc)
 	}
 	u := *base
 	u.RawPath = path.String()
+	if arg := dotSegment(u.RawPath, expanded); arg != "" {
+		return nil, &ArgumentError{Field: arg, Reason: `the value would make a path segment "." or ".." (once %2E, %2F and %5C are decoded, as many servers do before normalizing), which could reach another endpoint`}
+	}
 	unescaped, err := url.PathUnescape(u.RawPath)
 	if err != nil {
 		return nil, fmt.Errorf("building path for %s: %w", p.Label, err)
@@ -300,4 +305,56 @@ func (c Credentials) Secrets() []string {
 		}
 	}
 	return out
+}
+
+// span is where one path parameter's encoded value sits in a raw path.
+type span struct {
+	start, end int
+	arg        string
+}
+
+// dotSegment returns the argument whose value makes a segment of raw
+// (between literal slashes) read "." or ".." once decoded, with decoded
+// '/' and '\\' splitting it further: ".%2E" from a label-style ".", or
+// "%2E%2E" from "..", is a parent-directory step to a server that decodes
+// before it normalizes (Go's ServeMux, most proxies). Segments without a
+// parameter are the template's own and are not judged.
+func dotSegment(raw string, expanded []span) string {
+	if len(expanded) == 0 {
+		return ""
+	}
+	start := 0
+	for start <= len(raw) {
+		end := strings.IndexByte(raw[start:], '/')
+		if end < 0 {
+			end = len(raw)
+		} else {
+			end += start
+		}
+		for _, e := range expanded {
+			if e.start < end && e.end > start {
+				if dotty(raw[start:end]) {
+					return e.arg
+				}
+				break
+			}
+		}
+		start = end + 1
+	}
+	return ""
+}
+
+// dotty reports whether a raw segment, decoded, has a piece (split at '/'
+// and '\\') that is "." or "..".
+func dotty(seg string) bool {
+	dec, err := url.PathUnescape(seg)
+	if err != nil {
+		dec = seg
+	}
+	for _, piece := range strings.FieldsFunc(dec, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if piece == "." || piece == ".." {
+			return true
+		}
+	}
+	return false
 }
