@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -180,7 +181,9 @@ func TestServerTimeouts(t *testing.T) {
 				<-time.After(5 * time.Millisecond) // the attack: a header every 5ms
 			}
 		}()
-		if n, err := io.Copy(io.Discard, c); err != nil || n != 0 {
+		// Closed without an answer: an EOF, or a reset when the server
+		// closes with our unread header bytes still in its buffer.
+		if n, err := io.Copy(io.Discard, c); n != 0 || err != nil && !errors.Is(err, syscall.ECONNRESET) {
 			t.Errorf("dribbled headers: read %d bytes, err %v; want the connection closed without an answer", n, err)
 		}
 	})

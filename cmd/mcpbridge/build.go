@@ -199,14 +199,15 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 	case a.deferValidation:
 		validate, refs := res.Validate, res.ExternalRefs
 		bt.later = func(ctx context.Context) {
+			// The cache first: a restart soon after finds it.
+			c.FinishSpec()
+			if useCache {
+				a.storeCached(key, c, refs)
+			}
 			if validate != nil {
 				for _, w := range validate(ctx) {
 					a.log.Warn("spec validation", zap.String("warning", w))
 				}
-			}
-			c.FinishSpec()
-			if useCache {
-				a.storeCached(key, c, refs)
 			}
 		}
 	case useCache:

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -87,6 +88,9 @@ func TestToolCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
+		// serve writes the entry right after it starts serving (built.later),
+		// not before "tools ready".
+		waitForCacheEntry(t, dir)
 	}
 	// A corrupt entry is ignored and rewritten.
 	entries, _ := filepath.Glob(filepath.Join(dir, "*.tools"))
@@ -191,4 +195,15 @@ func TestHTTPEndToEnd(t *testing.T) {
 			}
 		}
 	})
+}
+
+// waitForCacheEntry waits (up to 10 s) for a tool cache entry in dir.
+func waitForCacheEntry(t *testing.T, dir string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if entries, _ := filepath.Glob(filepath.Join(dir, "*.tools")); len(entries) > 0 {
+			return
+		}
+	}
+	t.Fatalf("no tool cache entry in %s after 10 s", dir)
 }
