@@ -33,7 +33,7 @@ func TestOutputExceedsCorpus(t *testing.T) {
 				return
 			}
 			sample := 1
-			if largeSpec(path) {
+			if largeSpec(path) || raceEnabled {
 				sample = 4 // one operation in four: a minute otherwise
 			}
 			exceedsCheck(t, doc, limits, sample, &ops, &over, &caught, &spared)

@@ -204,7 +204,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 			if useCache {
 				a.storeCached(key, c, refs)
 			}
-			if validate != nil {
+			if validate != nil && ctx.Err() == nil { // not on the way out
 				for _, w := range validate(ctx) {
 					a.log.Warn("spec validation", zap.String("warning", w))
 				}
