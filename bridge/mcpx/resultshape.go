@@ -2,6 +2,7 @@ package mcpx
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -51,7 +52,7 @@ func (s *Server) adapt(version string, res *mcp.CallToolResult) {
 		}
 		return
 	}
-	if s.resultText != TextAuto || res.IsError || len(res.Content) == 0 {
+	if res.IsError || len(res.Content) == 0 {
 		return
 	}
 	if _, partial := res.Meta[result.MetaKey]; partial {
@@ -63,5 +64,33 @@ func (s *Server) adapt(version string, res *mcp.CallToolResult) {
 		return
 	}
 	rest := res.Content[1:] // a shaping note, say, stays
-	res.Content = append(make([]mcp.Content, 0, len(rest)), rest...)
+	switch {
+	case s.resultText == TextAuto:
+		res.Content = append(make([]mcp.Content, 0, len(rest)), rest...)
+	case len(raw)+escapedLen(tc.Text) > maxResultBytes:
+		// Sent twice, the answer would make a message the TypeScript SDK's
+		// stdio client refuses (it closes the connection): once is enough.
+		note := &mcp.TextContent{Text: fmt.Sprintf("The answer (%d bytes of JSON) is in structuredContent only: with a second copy as text the result would pass %d MiB, more than MCP clients such as the TypeScript SDK accept in one message. Narrow the request to get it as text too.", len(raw), maxResultBytes>>20)}
+		res.Content = append([]mcp.Content{note}, rest...)
+	}
+}
+
+// maxResultBytes bounds a result that carries its answer twice: under the
+// official TypeScript SDK's 10 MiB stdio message cap, with room for the
+// envelope and the other blocks.
+const maxResultBytes = 9 << 20
+
+// escapedLen is the length of s as a JSON string's contents (go-sdk
+// writes without HTML escaping).
+func escapedLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n++
+		case c < 0x20:
+			n += 5 // \u00XX
+		}
+	}
+	return n
 }

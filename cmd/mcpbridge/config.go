@@ -174,7 +174,10 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("upstream-client-key", "", "PEM private key of --upstream-client-cert")
 	fs.Duration("timeout", 30*time.Second, "time limit for one tool call, retries included")
 	fs.Int("retries", 2, "retries for idempotent calls on connection errors, 429, 502, 503, 504 (0 disables)")
-	fs.Int64("max-response-bytes", 10<<20, "size limit for an upstream response body")
+	// 4 MiB: a result carries the answer twice (text and structuredContent),
+	// and the official TypeScript SDK's stdio client closes the connection
+	// on a message over 10 MiB.
+	fs.Int64("max-response-bytes", 4<<20, "size limit for an upstream response body")
 	fs.Bool("truncate", true, "an answer over --max-response-bytes becomes a truncated result (JSON arrays keep the items that fit) instead of an error")
 	fs.Int64("max-argument-bytes", 8<<20, "largest tool-call arguments accepted (JSON bytes)")
 	fs.Int("max-concurrency", 64, "upstream calls in flight at once; more wait in a queue (-1: no limit)")
