@@ -436,12 +436,21 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 // listBytes is the size of the tools/list result the catalog gives a
 // client on the newest revision (older ones get a few bytes more).
 func listBytes(c *bridge.Catalog) int {
+	defs := make([]*mcp.Tool, 0, len(c.Listed()))
+	for _, t := range c.Listed() {
+		defs = append(defs, t.Def())
+	}
+	return toolsBytes(defs)
+}
+
+// toolsBytes is the size of {"tools":[defs...]} (defBytes each).
+func toolsBytes(defs []*mcp.Tool) int {
 	n := len(`{"tools":[]}`)
-	for i, t := range c.Listed() {
+	for i, def := range defs {
 		if i > 0 {
 			n++ // the comma
 		}
-		n += defBytes(t.Def())
+		n += defBytes(def)
 	}
 	return n
 }
@@ -497,13 +506,7 @@ func restIdentity(r *http.Request) *bridge.Identity {
 }
 
 func (a *app) printStats(ctx context.Context, bt *built, defs []*mcp.Tool) error {
-	payload := len(`{"tools":[]}`)
-	for i, def := range defs {
-		if i > 0 {
-			payload++
-		}
-		payload += defBytes(def)
-	}
+	payload := toolsBytes(defs)
 	variants, err := a.budgetVariants(ctx, bt)
 	if err != nil {
 		return err
