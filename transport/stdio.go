@@ -55,7 +55,7 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.ReadCloser, out io.Wri
 }
 
 // ServeStdioWithOptions serves s as a single MCP session over
-// newline-delimited JSON-RPC on in and out (mcp.IOTransport), until the
+// newline-delimited JSON-RPC on in and out (stdioTransport), until the
 // client closes in or ctx is done. Both end the session cleanly and return
 // nil; any other failure is returned. When the client closes in, requests it
 // already sent are answered first.
@@ -78,14 +78,7 @@ func ServeStdioWithOptions(ctx context.Context, s *mcp.Server, in io.ReadCloser,
 	}
 	d := newDrain()
 	w := &syncWriter{w: out}
-	err := s.Run(ctx, &mcp.IOTransport{
-		Reader: newFrameReader(in, w, d, o, log),
-		Writer: d.writer(w),
-		// frameReader bounds every line. go-sdk's own cap counts the bytes
-		// its decoder reads ahead, so a message just under the limit could
-		// still trip it and end the session.
-		MaxLineLength: -1,
-	})
+	err := s.Run(ctx, &stdioTransport{in: newFrameReader(in, w, d, o, log), out: d.writer(w)})
 	switch {
 	case err == nil:
 		return nil

@@ -23,8 +23,8 @@ const (
 	keepLineBuffer = 1 << 20
 )
 
-// frameReader sits between stdin and go-sdk's mcp.IOTransport and hands it
-// only lines that are one valid JSON-RPC message each. go-sdk ends the
+// frameReader reads stdin for stdioConn and hands go-sdk only lines that
+// are one valid JSON-RPC message each, decoded once. go-sdk ends the
 // session on the first input it cannot decode (a line that is not JSON, an
 // invalid id, a batch after 2025-06-18, a line over its size cap), and its
 // streaming decoder reads a truncated line on into the next one. Here each
@@ -53,9 +53,9 @@ type frameReader struct {
 	drain    *drain
 	log      *zap.Logger
 
-	line    []byte // the line being read
-	queued  []byte // a checked message (and its newline) not yet read by go-sdk
-	err     error  // sticky: returned once queued is empty
+	line    []byte          // the line being read
+	queued  jsonrpc.Message // a checked message not yet read by go-sdk
+	err     error           // sticky: returned once queued is taken
 	drained bool
 }
 
@@ -67,20 +67,23 @@ func newFrameReader(in io.ReadCloser, out io.Writer, d *drain, o StdioOptions, l
 	}
 }
 
-func (f *frameReader) Read(p []byte) (int, error) {
-	for len(f.queued) == 0 {
+// nextMessage returns the next checked message, answering and dropping
+// the lines it refuses on the way. At the end of input it first waits for
+// the answers to the requests already handed over, then returns io.EOF.
+func (f *frameReader) nextMessage() (jsonrpc.Message, error) {
+	for f.queued == nil {
 		if f.err != nil {
 			if errors.Is(f.err, io.EOF) && !f.drained {
 				f.drained = true
 				f.drain.wait(maxDrain) // answer what was asked before the client left
 			}
-			return 0, f.err
+			return nil, f.err
 		}
 		f.next()
 	}
-	n := copy(p, f.queued)
-	f.queued = f.queued[n:]
-	return n, nil
+	m := f.queued
+	f.queued = nil
+	return m, nil
 }
 
 func (f *frameReader) Close() error { return f.src.Close() }
@@ -134,10 +137,12 @@ func (f *frameReader) readLine() (line []byte, tooLong bool, err error) {
 	}
 }
 
-// check queues msg for go-sdk if it is a valid JSON-RPC message, and answers
-// it otherwise.
+// check queues msg for go-sdk, decoded, if it is a valid JSON-RPC message,
+// and answers it otherwise. The decoded message may hold slices of the
+// bytes it was decoded from (a request's params), so it is decoded from a
+// copy: f.line is reused for the next line.
 func (f *frameReader) check(msg []byte) {
-	m, batch, code, text := inspectMessage(msg, f.maxDepth)
+	m, batch, code, text := inspectMessage(bytes.Clone(msg), f.maxDepth)
 	switch {
 	case batch:
 		f.refuseBatch(msg)
@@ -148,7 +153,7 @@ func (f *frameReader) check(msg []byte) {
 			f.refuse(req.ID.Raw(), jsonrpc.CodeInvalidRequest, "Invalid Request: request id already in use by a call not yet answered")
 			return
 		}
-		f.queued = append(msg, '\n')
+		f.queued = m
 	}
 }
 

@@ -1,0 +1,48 @@
+package transport_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/mcpbridge/mcpbridge/transport"
+)
+
+// BenchmarkStdioCall is one small tools/call through ServeStdio and back,
+// with a bare client on the pipes: the server's reading, decoding,
+// dispatching, encoding and writing of a message, without an upstream.
+func BenchmarkStdioCall(b *testing.B) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- transport.ServeStdio(ctx, newMCPServer(newGate()), inR, outW) }()
+	out := bufio.NewReaderSize(outR, 64<<10)
+	send := func(line string) {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	read := func() []byte {
+		line, err := out.ReadBytes('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		return line
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	read()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`, i+1))
+		read()
+	}
+	b.StopTimer()
+	inW.Close()
+	cancel()
+	<-done
+}

@@ -1,0 +1,108 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stdioTransport is the mcp.Transport of a stdio session: one connection
+// that reads its messages from a frameReader, already checked and decoded,
+// and writes each message as one line.
+//
+// It replaces go-sdk's mcp.IOTransport, which would decode every line
+// again: its reader runs encoding/json's streaming decoder over the bytes
+// and then jsonrpc.DecodeMessage, whose decoder fills a fresh 32 KB buffer
+// twice per message. For a small tools/call that was most of the bytes the
+// server allocated per call (and so most of its collections). What
+// IOTransport does beyond decoding is JSON-RPC batching, for revisions
+// before 2025-06-18; frameReader refuses batches before go-sdk sees them,
+// so nothing of it is lost.
+type stdioTransport struct {
+	in  *frameReader
+	out io.WriteCloser // the drain's writer over the synchronised stdout
+}
+
+func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	c := &stdioConn{in: t.in, out: t.out, incoming: make(chan readResult), closed: make(chan struct{})}
+	go c.readLoop()
+	return c, nil
+}
+
+type readResult struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// stdioConn is the mcp.Connection of a stdio session. Reads come from a
+// goroutine, so that Close unblocks a Read waiting on stdin (as go-sdk
+// requires); stdin itself may not unblock until the client closes it.
+type stdioConn struct {
+	in       *frameReader
+	out      io.WriteCloser
+	incoming chan readResult
+
+	closeOnce sync.Once
+	closed    chan struct{}
+	closeErr  error
+}
+
+func (c *stdioConn) readLoop() {
+	for {
+		msg, err := c.in.nextMessage()
+		select {
+		case c.incoming <- readResult{msg, err}:
+		case <-c.closed:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case r := <-c.incoming:
+		return r.msg, r.err
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+// Write sends msg as one line, in a single write (syncWriter keeps lines
+// whole; the drain counts the answers in them).
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
+	}
+	if _, err := c.out.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("writing to stdout: %w", err)
+	}
+	return nil
+}
+
+// Close closes stdin and stdout, once.
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.closeErr = errors.Join(c.in.Close(), c.out.Close())
+		close(c.closed)
+	})
+	return c.closeErr
+}
+
+func (c *stdioConn) SessionID() string { return "" }
