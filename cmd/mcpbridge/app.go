@@ -324,7 +324,7 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 	// from.
 	bt.spec = nil
 	if a.restoreGC {
-		debug.SetGCPercent(100)
+		defer startGCFloor(gcFloorBytes)() // gcfloor.go; GOGC 100 over it
 	}
 	if bt.later == nil {
 		debug.FreeOSMemory()
