@@ -41,9 +41,8 @@ type keepAliveWriter struct {
 
 	mu          sync.Mutex
 	wroteHeader bool
-	closed      bool          // the handler returned: w must not be touched
-	timer       *time.Timer   // non-nil once the response is an event stream
-	stop        chan struct{} // closed by close to end the ticking goroutine
+	closed      bool        // the handler returned: w must not be touched
+	timer       *time.Timer // non-nil once the response is an event stream
 }
 
 func (k *keepAliveWriter) Header() http.Header { return k.w.Header() }
@@ -66,11 +65,14 @@ func (k *keepAliveWriter) writeHeaderLocked(code int) {
 		return // informational: the real header follows
 	}
 	k.wroteHeader = true
-	ct, _, _ := mime.ParseMediaType(k.w.Header().Get("Content-Type"))
-	if code == http.StatusOK && ct == "text/event-stream" {
-		k.timer = time.NewTimer(k.interval)
-		k.stop = make(chan struct{})
-		go k.tick(k.timer.C, k.stop)
+	if code != http.StatusOK {
+		return
+	}
+	if ct, _, _ := mime.ParseMediaType(k.w.Header().Get("Content-Type")); ct == "text/event-stream" {
+		// A timer whose function runs only if it fires: most streams
+		// (one small call's answer) end before the interval, and then no
+		// goroutine was started or woken for them.
+		k.timer = time.AfterFunc(k.interval, k.tick)
 	}
 }
 
@@ -99,26 +101,20 @@ func (k *keepAliveWriter) FlushError() error {
 // Flush implements http.Flusher.
 func (k *keepAliveWriter) Flush() { _ = k.FlushError() }
 
-// tick writes a comment whenever the timer fires, that is after interval
-// without writes (Write resets the timer).
-func (k *keepAliveWriter) tick(c <-chan time.Time, stop <-chan struct{}) {
-	for {
-		select {
-		case <-stop:
-			return
-		case <-c:
-			k.mu.Lock()
-			if !k.closed {
-				// A failed write means the client left; the handler sees
-				// its request context end.
-				if _, err := io.WriteString(k.w, keepAliveComment); err == nil {
-					_ = http.NewResponseController(k.w).Flush()
-				}
-				k.timer.Reset(k.interval)
-			}
-			k.mu.Unlock()
-		}
+// tick writes a comment when the timer fires, that is after interval
+// without writes (Write resets the timer), and arms it again.
+func (k *keepAliveWriter) tick() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return
 	}
+	// A failed write means the client left; the handler sees its request
+	// context end.
+	if _, err := io.WriteString(k.w, keepAliveComment); err == nil {
+		_ = http.NewResponseController(k.w).Flush()
+	}
+	k.timer.Reset(k.interval)
 }
 
 // close stops the comments; after it returns nothing writes to w.
@@ -127,7 +123,6 @@ func (k *keepAliveWriter) close() {
 	defer k.mu.Unlock()
 	k.closed = true
 	if k.timer != nil {
-		k.timer.Stop()
-		close(k.stop)
+		k.timer.Stop() // a tick already running sees closed and writes nothing
 	}
 }
