@@ -67,7 +67,7 @@ func (s *Server) adapt(version string, res *mcp.CallToolResult) {
 	switch {
 	case s.resultText == TextAuto:
 		res.Content = append(make([]mcp.Content, 0, len(rest)), rest...)
-	case len(raw)+escapedLen(tc.Text) > maxResultBytes:
+	case len(raw)*maxEscape > maxResultBytes && len(raw)+escapedLen(tc.Text) > maxResultBytes:
 		// Sent twice, the answer would make a message the TypeScript SDK's
 		// stdio client refuses (it closes the connection): once is enough.
 		note := &mcp.TextContent{Text: fmt.Sprintf("The answer (%d bytes of JSON) is in structuredContent only: with a second copy as text the result would pass %d MiB, more than MCP clients such as the TypeScript SDK accept in one message. Narrow the request to get it as text too.", len(raw), maxResultBytes>>20)}
@@ -79,6 +79,11 @@ func (s *Server) adapt(version string, res *mcp.CallToolResult) {
 // official TypeScript SDK's 10 MiB stdio message cap, with room for the
 // envelope and the other blocks.
 const maxResultBytes = 9 << 20
+
+// maxEscape bounds len(raw)+escapedLen(text) over len(raw) for a text
+// equal to raw: a byte escapes to at most 6 (\u00XX). Under it, escapedLen
+// (a pass over the answer) need not run.
+const maxEscape = 7
 
 // escapedLen is the length of s as a JSON string's contents (go-sdk
 // writes without HTML escaping).
