@@ -1,0 +1,117 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// sdkLine is what go-sdk's IOTransport writes for msg.
+func sdkLine(t testing.TB, msg jsonrpc.Message) []byte {
+	t.Helper()
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		t.Fatalf("EncodeMessage: %v", err)
+	}
+	return append(data, '\n')
+}
+
+// marshalResult is a Result as go-sdk makes it (jsonrpc2's marshalToRaw:
+// an encoder without HTML escaping).
+func marshalResult(t testing.TB, v any) json.RawMessage {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// TestEncodeLineMatchesSDK: every message, shortcut or not, is written
+// byte for byte as go-sdk's own encoder writes it.
+func TestEncodeLineMatchesSDK(t *testing.T) {
+	results := []any{
+		map[string]any{"content": []any{map[string]any{"type": "text", "text": `{"a":"<b>&amp; \u2028 é \"q\" \\ \n"}`}}},
+		map[string]any{},
+		[]any{1.5, "x", nil, true},
+		map[string]any{"tools": []any{map[string]any{"name": "t", "inputSchema": map[string]any{"type": "object"}}}},
+		"plain",
+	}
+	ids := []any{int64(0), int64(-7), int64(1 << 53), "abc", "a<b>&c", "with space", `q"uote`, `back\slash`, "é", "tab\t", "\u2028", ""}
+	var msgs []jsonrpc.Message
+	for _, id := range ids {
+		jid, err := jsonrpc.MakeID(id)
+		if err != nil {
+			if n, ok := id.(int64); ok {
+				jid, err = jsonrpc.MakeID(float64(n))
+			}
+			if err != nil {
+				t.Fatalf("MakeID(%v): %v", id, err)
+			}
+		}
+		for _, r := range results {
+			msgs = append(msgs, &jsonrpc.Response{ID: jid, Result: marshalResult(t, r)})
+		}
+		msgs = append(msgs,
+			&jsonrpc.Response{ID: jid},                                                          // no result
+			&jsonrpc.Response{ID: jid, Error: &jsonrpc.Error{Code: -32602, Message: "bad <x>"}}, // an error
+			&jsonrpc.Response{ID: jid, Error: errors.New("plain error")},
+			&jsonrpc.Request{ID: jid, Method: "ping"},
+		)
+	}
+	msgs = append(msgs,
+		&jsonrpc.Response{Result: marshalResult(t, map[string]any{"x": 1})}, // no id
+		&jsonrpc.Request{Method: "notifications/progress", Params: marshalResult(t, map[string]any{"progress": 1})},
+	)
+	for _, m := range msgs {
+		got, err := encodeLine(m)
+		if err != nil {
+			t.Fatalf("encodeLine(%#v): %v", m, err)
+		}
+		if want := sdkLine(t, m); !bytes.Equal(got, want) {
+			t.Errorf("encodeLine(%#v)\n got %s\nwant %s", m, got, want)
+		}
+	}
+}
+
+// FuzzEncodeLine checks the shortcut against go-sdk's encoder for any
+// result go-sdk could have marshaled and any id.
+func FuzzEncodeLine(f *testing.F) {
+	f.Add(`{"content":[{"type":"text","text":"hi"}]}`, int64(1), "")
+	f.Add(`{"a":"<\u2028>"}`, int64(0), "id-1")
+	f.Add(`[1,2,{"x":null}]`, int64(-1), `q"`)
+	f.Fuzz(func(t *testing.T, raw string, n int64, s string) {
+		var v any
+		if json.Unmarshal([]byte(raw), &v) != nil {
+			return
+		}
+		result := marshalResult(t, v)
+		for _, id := range []jsonrpc.ID{mustID(t, float64(n)), mustID(t, s)} {
+			m := &jsonrpc.Response{ID: id, Result: result}
+			got, err := encodeLine(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := sdkLine(t, m); !bytes.Equal(got, want) {
+				t.Fatalf("encodeLine\n got %s\nwant %s", got, want)
+			}
+			if !strings.HasSuffix(string(got), "\n") || strings.Count(string(got), "\n") != 1 {
+				t.Fatalf("not one line: %q", got)
+			}
+		}
+	})
+}
+
+func mustID(t testing.TB, v any) jsonrpc.ID {
+	id, err := jsonrpc.MakeID(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
