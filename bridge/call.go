@@ -112,19 +112,19 @@ func (c *Catalog) answer(ctx context.Context, t *Tool, call *Call, resp *http.Re
 	}
 	var body []byte
 	var err error
+	length := resp.ContentLength
+	if resp.Request != nil && resp.Request.Method == "HEAD" {
+		// A HEAD answer's Content-Length is the GET body's; it has none.
+		length = 0
+	}
 	if c.opts.Truncate && resp.StatusCode < 300 {
 		var cut bool
-		body, cut, err = upstream.ReadPrefix(resp.Body, c.opts.MaxResponseBytes)
+		body, cut, err = upstream.ReadPrefix(resp.Body, length, c.opts.MaxResponseBytes)
 		if err == nil && cut {
 			c.truncatedAnswer(t, resp, body, sent, out)
 			return
 		}
 	} else {
-		length := resp.ContentLength
-		if resp.Request != nil && resp.Request.Method == "HEAD" {
-			// A HEAD answer's Content-Length is the GET body's; it has none.
-			length = 0
-		}
 		body, err = upstream.ReadLimited(resp.Body, length, c.opts.MaxResponseBytes)
 	}
 	out.Upstream = time.Since(sent)
