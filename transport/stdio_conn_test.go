@@ -59,7 +59,7 @@ func TestEncodeLineMatchesSDK(t *testing.T) {
 			msgs = append(msgs, &jsonrpc.Response{ID: jid, Result: marshalResult(t, r)})
 		}
 		msgs = append(msgs,
-			&jsonrpc.Response{ID: jid},                                                          // no result
+			&jsonrpc.Response{ID: jid}, // no result
 			&jsonrpc.Response{ID: jid, Error: &jsonrpc.Error{Code: -32602, Message: "bad <x>"}}, // an error
 			&jsonrpc.Response{ID: jid, Error: errors.New("plain error")},
 			&jsonrpc.Request{ID: jid, Method: "ping"},
