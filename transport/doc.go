@@ -9,9 +9,12 @@
 // validation, inbound authentication (static API keys or JWTs verified
 // against a JWKS), RFC 9728 protected resource metadata, SSE keepalive
 // comments, /health and /ready, and graceful shutdown. The protocol itself
-// (JSON-RPC framing, sessions, SSE events) is go-sdk's: this package composes
-// mcp.NewStreamableHTTPHandler, mcp.SSEServerTransport and mcp.IOTransport and
-// adds only what they lack.
+// (JSON-RPC messages, sessions, SSE events) is go-sdk's: this package composes
+// mcp.NewStreamableHTTPHandler and mcp.SSEServerTransport and adds only what
+// they lack. Over stdio it has its own mcp.Connection (stdio_conn.go): each
+// line is checked and decoded once before go-sdk sees it, where go-sdk's
+// mcp.IOTransport would decode it twice more, and a result is written as
+// go-sdk marshaled it.
 //
 // Bounded by default. Every limit has a safe non-zero default that the
 // options can raise but not remove: message size and JSON nesting depth (on
