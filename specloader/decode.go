@@ -349,6 +349,16 @@ func (j *decodeJob) decode(data []byte) (err error) {
 		}
 		return nil
 	}
+	if sr, ok := j.dst.(*openapi3.SchemaRef); ok && j.drop == nil && fastSchemas {
+		// A component schema: decoded straight from the text where it can
+		// be (fastschema.go); an error goes the general way below, which
+		// reports it as kin-openapi does.
+		c := newCursor(data, j.val)
+		if (&schemaDecoder{c: c}).schemaRef(sr, 0) == nil && c.peek() == 0 {
+			return nil
+		}
+		*sr = openapi3.SchemaRef{}
+	}
 	c := newCursor(data, j.val)
 	var n *yaml.Node
 	if j.drop != nil {
