@@ -359,6 +359,13 @@ func (j *decodeJob) decode(data []byte) (err error) {
 		}
 		*sr = openapi3.SchemaRef{}
 	}
+	if ex, ok := j.dst.(*openapi3.ExampleRef); ok && fastSchemas {
+		c := newCursor(data, j.val)
+		if (&schemaDecoder{c: c}).example(ex) && c.peek() == 0 {
+			return nil
+		}
+		*ex = openapi3.ExampleRef{}
+	}
 	c := newCursor(data, j.val)
 	var n *yaml.Node
 	if j.drop != nil {

@@ -598,3 +598,64 @@ func (d *schemaDecoder) anyList(depth int) ([]any, bool) {
 		}
 	}
 }
+
+// example decodes a component example object (no $ref) into dst, or
+// reports false; like fast, it leaves the cursor and dst to reset.
+func (d *schemaDecoder) example(dst *openapi3.ExampleRef) bool {
+	c := d.c
+	if c.peek() != '{' {
+		return false
+	}
+	c.pos++
+	e := &openapi3.Example{}
+	dst.Value = e
+	if c.peek() == '}' {
+		c.pos++
+		return true
+	}
+	seen := make(map[string]bool, 4)
+	for {
+		if c.peek() != '"' {
+			return false
+		}
+		key, err := c.str()
+		if err != nil || seen[key] || key == "<<" || key == "$ref" {
+			return false
+		}
+		seen[key] = true
+		if c.expect(':') != nil {
+			return false
+		}
+		ok := false
+		switch key {
+		case "summary":
+			ok = d.strInto(&e.Summary)
+		case "description":
+			ok = d.strInto(&e.Description)
+		case "externalValue":
+			ok = d.strInto(&e.ExternalValue)
+		case "value":
+			e.Value, ok = d.anyValue(0)
+		default:
+			var v any
+			if v, ok = d.anyValue(0); ok {
+				if e.Extensions == nil {
+					e.Extensions = map[string]any{}
+				}
+				e.Extensions[key] = v
+			}
+		}
+		if !ok {
+			return false
+		}
+		switch c.peek() {
+		case ',':
+			c.pos++
+		case '}':
+			c.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}

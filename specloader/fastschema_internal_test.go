@@ -182,9 +182,34 @@ func TestFastSchemaEdgeCases(t *testing.T) {
 		`{"properties": []}`,
 		strings.Repeat(`{"items": `, 300) + `{}` + strings.Repeat(`}`, 300),
 	}
+	examples := []string{
+		`{"examples": {"E": {}}}`,
+		`{"examples": {"E": {"summary": "s", "description": "d", "value": {"a": [1, 2.5, null]}, "x-a": true}}}`,
+		`{"examples": {"E": {"externalValue": "https://example.com/e.json"}}}`,
+		`{"examples": {"E": {"value": null}}}`,
+		`{"examples": {"E": {"summary": 5}}}`,
+		`{"examples": {"E": {"summary": null}}}`,
+		`{"examples": {"E": {"$ref": "#/components/examples/F"}, "F": {"value": 1}}}`,
+		`{"examples": {"E": {"$ref": "#/components/examples/F", "summary": "s"}, "F": {"value": 1}}}`,
+		`{"examples": {"E": {"value": 1, "value": 2}}}`,
+		`{"examples": {"E": {"unknown": {"<<": 1}}}}`,
+		`{"examples": {"E": "text"}}`,
+		`{"examples": {"E": null}}`,
+	}
+	for _, comps := range examples {
+		doc := `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}, "components": ` + comps + `}`
+		fast, slow, fe, se := decodeBoth(t, []byte(doc))
+		if (fe == nil) != (se == nil) || (fe != nil && fe.Error() != se.Error()) {
+			t.Errorf("%s: errors: fast %v, kin %v", comps, fe, se)
+			continue
+		}
+		if fe == nil && !reflect.DeepEqual(fast, slow) {
+			t.Errorf("%s: differs (-fast +kin):\n%s", comps, cmp.Diff(fast, slow, exportAll))
+		}
+	}
 	for _, schema := range cases {
 		doc := `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {},
-			"components": {"schemas": {"S": ` + schema + `, "B": {"type": "string"}}}}`
+			"components": {"schemas": {"S": ` + schema + `, "B": {"type": "string"}}, "examples": {"E": {"value": ` + schema + `}}}}`
 		fast, slow, fe, se := decodeBoth(t, []byte(doc))
 		name := schema
 		if len(name) > 60 {
