@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -18,12 +19,16 @@ const (
 	coldSmall     = "petstore all-ops"
 	coldGitHub20  = "github 20-op"
 	coldGitHubAll = "github all-ops"
+	coldPeer      = "github all-ops, peer"
 )
 
 type coldCase struct {
 	Name string
 	Spec string
 	Args []string
+	// Cmd, when set, is the whole command to start instead of the bridge
+	// (a peer's); it has no cache, so it gets first starts only.
+	Cmd []string
 }
 
 // coldRun is one spawn-to-tools/list measurement.
@@ -46,13 +51,16 @@ func (b *bench) coldStart(ctx context.Context) error {
 	}
 	var cases []coldCase
 	for _, c := range []coldCase{
-		{coldSmall, b.cfg.SmallSpec, []string{"--all-operations"}},
-		{coldGitHub20, b.cfg.GitHubSpec, []string{"--whitelist", gh20}},
-		{coldGitHubAll, b.cfg.GitHubSpec, []string{"--all-operations"}},
+		{Name: coldSmall, Spec: b.cfg.SmallSpec, Args: []string{"--all-operations"}},
+		{Name: coldGitHub20, Spec: b.cfg.GitHubSpec, Args: []string{"--whitelist", gh20}},
+		{Name: coldGitHubAll, Spec: b.cfg.GitHubSpec, Args: []string{"--all-operations"}},
 	} {
 		if b.cfg.coldCase(c.Name) {
 			cases = append(cases, c)
 		}
+	}
+	if b.cfg.Peer != "" {
+		cases = append(cases, coldCase{Name: coldPeer, Spec: b.cfg.GitHubSpec, Cmd: peerCommand(b.cfg.Peer, b.cfg.GitHubSpec, b.up.URL)})
 	}
 	modes := []string{"first"}
 	if b.cacheFlags {
@@ -67,6 +75,9 @@ func (b *bench) coldStart(ctx context.Context) error {
 				return fmt.Errorf("creating a cache dir: %w", err)
 			}
 			for _, mode := range modes {
+				if c.Cmd != nil && mode != "first" {
+					continue
+				}
 				r, err := b.coldOnce(ctx, c, cacheDir)
 				if err != nil {
 					return fmt.Errorf("cold start %s (%s): %w", c.Name, mode, err)
@@ -78,18 +89,35 @@ func (b *bench) coldStart(ctx context.Context) error {
 	}
 	for _, c := range cases {
 		for _, mode := range modes {
-			b.rep.ColdStart = append(b.rep.ColdStart, summarizeCold(c.Name, mode, runs[c.Name+"/"+mode]))
+			if rs := runs[c.Name+"/"+mode]; len(rs) > 0 {
+				b.rep.ColdStart = append(b.rep.ColdStart, summarizeCold(c.Name, mode, rs))
+			}
 		}
 	}
 	return nil
 }
 
-func (b *bench) coldOnce(ctx context.Context, c coldCase, cacheDir string) (coldRun, error) {
-	args := append([]string{"serve", "--spec", c.Spec, "--upstream", b.up.URL}, c.Args...)
-	if b.cacheFlags {
-		args = append(args, "--cache-dir", cacheDir)
+// peerCommand is the peer's argv: tmpl split at spaces, with {spec} and
+// {upstream} replaced.
+func peerCommand(tmpl, spec, upstream string) []string {
+	args := strings.Fields(tmpl)
+	for i, a := range args {
+		args[i] = strings.NewReplacer("{spec}", spec, "{upstream}", upstream).Replace(a)
 	}
-	cmd := exec.Command(b.bridgePath, args...)
+	return args
+}
+
+func (b *bench) coldOnce(ctx context.Context, c coldCase, cacheDir string) (coldRun, error) {
+	var cmd *exec.Cmd
+	if c.Cmd != nil {
+		cmd = exec.Command(c.Cmd[0], c.Cmd[1:]...)
+	} else {
+		args := append([]string{"serve", "--spec", c.Spec, "--upstream", b.up.URL}, c.Args...)
+		if b.cacheFlags {
+			args = append(args, "--cache-dir", cacheDir)
+		}
+		cmd = exec.Command(b.bridgePath, args...)
+	}
 	cmd.Stderr = b.stderrSink()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

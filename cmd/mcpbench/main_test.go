@@ -246,3 +246,35 @@ func TestBodiesDeterministic(t *testing.T) {
 		t.Errorf("the pretty body does not compact to the 16k body (err %v)", err)
 	}
 }
+
+// TestPeerReference: a peer timed in the same run (-peer) replaces the
+// published figures as the GitHub first-start references.
+func TestPeerReference(t *testing.T) {
+	got := peerCommand("node srv.js -s {spec} --url={upstream}", "/s/gh.json", "http://127.0.0.1:9")
+	if diff := cmp.Diff([]string{"node", "srv.js", "-s", "/s/gh.json", "--url=http://127.0.0.1:9"}, got); diff != "" {
+		t.Errorf("peerCommand (-want +got):\n%s", diff)
+	}
+	find := func(r *report, prefix string) targetRow {
+		for _, row := range r.Targets {
+			if strings.HasPrefix(row.Target, prefix) {
+				return row
+			}
+		}
+		t.Fatalf("no target row %q", prefix)
+		return targetRow{}
+	}
+	bridge := coldInfo{Case: coldGitHubAll, Mode: "first", Runs: 3, MedianMs: 1000, PeakRSSKiB: 190 << 10, Tools: 1, ListBytes: 1}
+	r := &report{ColdStart: []coldInfo{bridge}}
+	r.evaluate()
+	if row := find(r, "cold start GitHub all ops, first start"); row.Limit != "≤ 507ms" || row.Status != "MISS" {
+		t.Errorf("published reference: %+v", row)
+	}
+	r = &report{ColdStart: []coldInfo{bridge, {Case: coldPeer, Mode: "first", Runs: 3, MedianMs: 1200, PeakRSSKiB: 200 << 10}}}
+	r.evaluate()
+	if row := find(r, "cold start GitHub all ops, first start"); row.Limit != "≤ 1.08s" || row.Status != "PASS" {
+		t.Errorf("measured reference: %+v", row)
+	}
+	if row := find(r, "peak RSS GitHub all ops"); row.Limit != "≤ 200 MiB" || row.Status != "PASS" {
+		t.Errorf("measured peak reference: %+v", row)
+	}
+}
