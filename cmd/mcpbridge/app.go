@@ -343,6 +343,13 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
+			// Provisioning's garbage back to the OS first (at GOGC 200 it
+			// is most of the heap): what comes next (the cache entry,
+			// validation) then grows a small heap instead of stacking on
+			// the provisioning peak. GitHub's first start, whole-process
+			// peak RSS: 192-226 → 172-181 MiB over 5 paired runs, list
+			// time unchanged.
+			debug.FreeOSMemory()
 			later(ctx)
 			later = nil // the parsed spec is garbage from here on
 			debug.FreeOSMemory()
