@@ -161,7 +161,8 @@ type Catalog struct {
 	specOps    []whitelist.Operation // (Catalog.Spec)
 	skipped    []Skipped
 	repairs    []Repair
-	degraded   string // non-empty: the spec could not be loaded; only ping
+	degraded   string       // non-empty: the spec could not be loaded; only ping
+	outputs    *outputCache // while building: output schemas shared between tools
 }
 
 // New prepares a tool for every operation. Operations that cannot be
@@ -272,6 +273,8 @@ type buildResult struct {
 // and writes only each tool's own state, and the order of the results is
 // the order of ops, so the outcome does not depend on scheduling.
 func (c *Catalog) buildAll(ops []whitelist.Operation) []buildResult {
+	c.outputs = &outputCache{}
+	defer func() { c.outputs = nil }()
 	out := make([]buildResult, len(ops))
 	workers := min(runtime.GOMAXPROCS(0), len(ops))
 	var next atomic.Int64

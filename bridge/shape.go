@@ -171,6 +171,9 @@ func (p *shapePlan) reshape(red []byte) ([]byte, string, bool) {
 	return data, note, true
 }
 
+// keeps reports whether the plan prunes fields (and so the output schema).
+func (p *shapePlan) keeps() bool { return p != nil && p.Keep != nil }
+
 // shapeSchema prunes an output schema's properties to the kept fields, so
 // the schema follows the shaping; $ref'd parts are left whole.
 func (p *shapePlan) shapeSchema(raw json.RawMessage) json.RawMessage {

@@ -343,33 +343,19 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	t.input = schema.NewLazy(inRaw)
 
 	var outRaw json.RawMessage
-	var out *jsonschema.Schema
-	switch {
-	case c.opts.SchemaDetail == SchemaCompact: // compact lists no output schemas
-	case c.opts.MaxOutputSchemaBytes >= 0 && schema.OutputExceeds(o, c.maxOutputSchema()):
-		// Known to be over the limit without building it.
-		c.log.Debug("output schema over the size limit, left out", zap.String("op", label), zap.Int("limit", c.maxOutputSchema()))
-	default:
-		var outRepairs []schema.Repair
-		out, outRepairs = schema.BuildOutput(o, c.opts.OutputSchema, c.redactor.IsSensitiveKey)
-		t.repairs = append(t.repairs, outRepairs...)
-	}
-	if out != nil {
-		raw, err := schema.Marshal(out)
+	if c.opts.SchemaDetail != SchemaCompact { // compact lists no output schemas
+		e := c.output(o) // outputcache.go
+		t.repairs = append(t.repairs, e.repairs...)
 		switch {
-		case err != nil:
-			c.log.Debug("output schema dropped", zap.String("op", label), zap.Error(err))
-		case c.opts.MaxOutputSchemaBytes >= 0 && len(raw) > c.maxOutputSchema():
-			c.log.Debug("output schema over the size limit, left out", zap.String("op", label), zap.Int("bytes", len(raw)))
-		default:
-			if c.opts.VerifySchemas {
-				if _, err := out.Resolve(&jsonschema.ResolveOptions{}); err != nil {
-					c.log.Debug("output schema dropped", zap.String("op", label), zap.Error(err))
-					break
-				}
+		case e.raw == nil:
+			if e.why != "" {
+				c.log.Debug(e.why, zap.String("op", label), e.field)
 			}
-			outRaw = t.shape.shapeSchema(raw) // the schema follows the shaping
+		case t.shape.keeps():
+			outRaw = t.shape.shapeSchema(e.raw) // the schema follows the shaping
 			t.output = schema.NewLazy(outRaw)
+		default:
+			outRaw, t.output = e.raw, e.lazy // shared with the tools of the same output
 		}
 	}
 

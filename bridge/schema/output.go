@@ -62,6 +62,11 @@ func Output(o *openapi3.Operation) *jsonschema.Schema {
 	return s
 }
 
+// OutputSource is the response schema [BuildOutput] converts: that of
+// the JSON content of the first 2xx response with a body, or nil. The
+// output schema depends on nothing else of o.
+func OutputSource(o *openapi3.Operation) *openapi3.SchemaRef { return outputSource(o) }
+
 // outputSource is the response schema [Output] converts: that of the
 // JSON content of the first 2xx response with a body, or nil.
 func outputSource(o *openapi3.Operation) *openapi3.SchemaRef {
