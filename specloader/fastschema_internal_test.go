@@ -2,6 +2,7 @@ package specloader
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -223,4 +224,33 @@ func TestFastSchemaEdgeCases(t *testing.T) {
 			compareSchemas(t, name, fast, slow)
 		}
 	}
+}
+
+// FuzzFastSchema: for any JSON value as a component schema (and as a
+// component example's value), the fast decoder and kin-openapi's node
+// path build deeply equal models, or fail with the same error.
+func FuzzFastSchema(f *testing.F) {
+	for _, s := range []string{`{}`, `{"type":"string"}`, `{"properties":{"a":{"$ref":"#/x"}},"required":["a"]}`,
+		`{"enum":[1,2.5,-0,null,{"a":[]}]}`, `{"additionalProperties":{"items":{"type":["null","integer"]}}}`,
+		`{"x-a":{"<<":1}}`, `{"minLength":1e2}`, `{"allOf":[{"$ref":"#/a","description":"d"}]}`, `true`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, schema string) {
+		if !json.Valid([]byte(schema)) || strings.TrimSpace(schema) == "" {
+			return
+		}
+		doc := `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {},
+			"components": {"schemas": {"S": ` + schema + `}, "examples": {"E": {"value": ` + schema + `}}}}`
+		p, err := probe([]byte(doc))
+		if err != nil || p.json == nil {
+			return
+		}
+		fast, slow, fe, se := decodeBoth(t, []byte(doc))
+		if (fe == nil) != (se == nil) || (fe != nil && fe.Error() != se.Error()) {
+			t.Fatalf("errors: fast %v, kin %v", fe, se)
+		}
+		if fe == nil && !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("models differ (-fast +kin):\n%s", cmp.Diff(fast, slow, exportAll))
+		}
+	})
 }
