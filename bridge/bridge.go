@@ -174,34 +174,31 @@ func New(ops []whitelist.Operation, opts Options) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	var errs []error
 	built := c.buildAll(ops)
-	names := map[string]string{} // tool name → operation
 	seenRepairs := map[[2]string]bool{}
 	for i, op := range ops {
 		if op.Op == nil {
 			continue
 		}
-		t, err := built[i].tool, built[i].err
-		if err != nil {
+		if err := built[i].err; err != nil {
 			var be *buildError
 			if errors.As(err, &be) {
 				c.skipped = append(c.skipped, Skipped{Operation: be.op, Reason: be.reason})
 				c.log.Warn("operation skipped", zap.String("op", be.op), zap.String("reason", be.reason))
+				built[i].tool = nil
 				continue
 			}
 			return nil, err
 		}
-		if prev, dup := names[t.def.Name]; dup {
-			errs = append(errs, fmt.Errorf("tool name %q is used by both %s and %s: set a distinct name for one of them in the whitelist", t.def.Name, prev, t.plan.Label))
-			continue
-		}
-		names[t.def.Name] = t.plan.Label
-		c.tools = append(c.tools, t)
-		c.addRepairs(t, seenRepairs)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := c.uniqueNames(ops, built); err != nil {
+		return nil, err
+	}
+	for i := range ops {
+		if t := built[i].tool; t != nil {
+			c.tools = append(c.tools, t)
+			c.addRepairs(t, seenRepairs)
+		}
 	}
 	c.index()
 	switch {

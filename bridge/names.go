@@ -3,7 +3,14 @@ package bridge
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
 	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
 // maxToolNameLen is the longest tool name produced. MCP allows 128, but
@@ -55,4 +62,58 @@ func sanitizeName(raw string) string {
 	suffix := hex.EncodeToString(sum[:])[:8]
 	head := strings.TrimRight(name[:maxToolNameLen-len(suffix)-1], "_-")
 	return head + "_" + suffix
+}
+
+// uniqueNames makes the tool names of built unique. A name the whitelist
+// sets is the user's choice: two such names that collide are an error. A
+// derived name (from the operationId, or the method and path) that is
+// already taken gets the first free suffix _2, _3...: "/jobs" and "/jobs/",
+// "/users" and "/users/~", or an operationId the spec repeats, would
+// otherwise stop --all-operations from serving the spec at all. Which one
+// keeps the plain name follows the operations' order, so a restart or a
+// replica names them alike; the rename is logged with both operations.
+func (c *Catalog) uniqueNames(ops []whitelist.Operation, built []buildResult) error {
+	names := map[string]string{} // tool name → operation
+	var errs []error
+	for i, op := range ops {
+		if t := built[i].tool; t != nil && op.Name != "" {
+			if prev, dup := names[t.def.Name]; dup {
+				errs = append(errs, fmt.Errorf("tool name %q is used by both %s and %s: set a distinct name for one of them in the whitelist", t.def.Name, prev, t.plan.Label))
+				continue
+			}
+			names[t.def.Name] = t.plan.Label
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	// Every derived name that is free keeps it, then the repeats get a
+	// suffix that no name above uses (an operationId "get_jobs_2" keeps
+	// its name; the second "get_jobs" becomes "get_jobs_3").
+	var repeats []int
+	for i, op := range ops {
+		t := built[i].tool
+		if t == nil || op.Name != "" {
+			continue
+		}
+		if _, dup := names[t.def.Name]; dup {
+			repeats = append(repeats, i)
+			continue
+		}
+		names[t.def.Name] = t.plan.Label
+	}
+	for _, i := range repeats {
+		t := built[i].tool
+		name, dup := t.def.Name, true
+		for n := 2; dup; n++ {
+			suffix := "_" + strconv.Itoa(n)
+			name = strings.TrimRight(t.def.Name[:min(len(t.def.Name), maxToolNameLen-len(suffix))], "_-") + suffix
+			_, dup = names[name]
+		}
+		c.log.Warn("tool name taken: the operation gets another (name it in the whitelist to choose)",
+			zap.String("name", t.def.Name), zap.String("taken_by", names[t.def.Name]), zap.String("op", t.plan.Label), zap.String("served_as", name))
+		t.def.Name = name
+		names[name] = t.plan.Label
+	}
+	return nil
 }
