@@ -333,6 +333,11 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 		n := listBytes(bt.cat)
 		a.log.Info("tools ready", zap.Int("tools", bt.cat.Len()), zap.Int("listed", len(bt.cat.Listed())), zap.Int("operations", bt.ops), zap.Int("skipped", len(bt.cat.Skipped())),
 			zap.Int("tools_list_bytes", n), zap.Int("tools_list_tokens_estimate", n/4), zap.String("mode", a.cfg.Tools), zap.Bool("cached", bt.cached), zap.String("transport", a.cfg.Transport))
+		if n > largeListBytes {
+			// DocuSign's spec, all operations: 31.6 MB, ~7.9M tokens.
+			a.log.Warn("tools/list is larger than most agents' context can hold: select operations with a whitelist, or serve --tools dynamic (search, describe, call); `mcpbridge tools --stats` shows what each setting saves",
+				zap.Int("tools_list_bytes", n), zap.Int("tools_list_tokens_estimate", n/4), zap.Int("tools", len(bt.cat.Listed())))
+		}
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -442,6 +447,10 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 
 // listBytes is the size of the tools/list result the catalog gives a
 // client on the newest revision (older ones get a few bytes more).
+// largeListBytes is the tools/list size past which serve warns: ~125k
+// tokens at 4 bytes a token, most of a large model context.
+const largeListBytes = 500_000
+
 func listBytes(c *bridge.Catalog) int {
 	defs := make([]*mcp.Tool, 0, len(c.Listed()))
 	for _, t := range c.Listed() {

@@ -112,3 +112,32 @@ func TestToolsListBytesLogged(t *testing.T) {
 		t.Errorf("tools_list_bytes = %d; the tools a 2025-11-25 client received make %d bytes", logged, listed)
 	}
 }
+
+// TestLargeListWarned: a tools/list past largeListBytes is warned about,
+// with the advice; the same spec in dynamic mode and a small spec are not.
+func TestLargeListWarned(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("GitHub's spec takes seconds to load under -race; covered in plain go test")
+	}
+	warned := func(spec string, extra ...string) bool {
+		args := append([]string{"serve", "--spec", spec, "--all-operations", "--upstream", "http://127.0.0.1:9", "--no-cache", "--log-format", "json"}, extra...)
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), runMainEnv+"=1")
+		var logs bytes.Buffer
+		cmd.Stderr = &logs
+		cmd.Stdin = strings.NewReader("")
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v\n%s", spec, err, logs.String())
+		}
+		return strings.Contains(logs.String(), "tools/list is larger than most agents' context can hold")
+	}
+	if !warned("../../testdata/specs/github-api.3.0.json") {
+		t.Error("GitHub, all operations (2.5 MB): no warning")
+	}
+	if warned("../../testdata/specs/github-api.3.0.json", "--tools", "dynamic") {
+		t.Error("GitHub in dynamic mode: warned")
+	}
+	if warned("../../testdata/specs/petstore.3.0.yaml") {
+		t.Error("petstore: warned")
+	}
+}
