@@ -373,3 +373,71 @@ func TestRepairedMisdirectedRefs(t *testing.T) {
 		t.Error("strict: loaded; want the resolution error")
 	}
 }
+
+// TestRepairedStringFields: numbers where the spec wants strings (an
+// unquoted `version: 1.0` above all) load in every format, read as written;
+// a numeric pattern or format is dropped; example data keeps its numbers;
+// strict mode still refuses.
+func TestRepairedStringFields(t *testing.T) {
+	yamlDoc := `openapi: 3.0.3
+info: {title: 2024, version: 1.0}
+paths:
+  /a:
+    get:
+      operationId: 42
+      parameters:
+        - name: q
+          in: query
+          description: 5
+          schema: {type: string, pattern: 0, format: 12, example: {version: 1.0}}
+      responses: {"200": {description: ok}}
+`
+	jsonDoc := `{"openapi": "3.0.3", "info": {"title": 2024, "version": 1.0}, "paths": {"/a": {"get": {"operationId": 42,
+		"parameters": [{"name": "q", "in": "query", "description": 5, "schema": {"type": "string", "pattern": 0, "format": 12, "example": {"version": 1.0}}}],
+		"responses": {"200": {"description": "ok"}}}}}}`
+	swaggerDoc := `swagger: "2.0"
+info: {title: 2024, version: 1.0}
+paths:
+  /a:
+    get:
+      operationId: 42
+      parameters:
+        - {name: q, in: query, type: string, description: 5}
+      responses: {"200": {description: ok}}
+`
+	for name, doc := range map[string]string{"yaml": yamlDoc, "json": jsonDoc, "swagger": swaggerDoc} {
+		t.Run(name, func(t *testing.T) {
+			res, err := specloader.LoadData(t.Context(), []byte(doc), nil, specloader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			op := res.Doc.Paths.Value("/a").Get
+			p := op.Parameters[0].Value
+			got := []string{res.Doc.Info.Version, res.Doc.Info.Title, op.OperationID, p.Description}
+			if diff := cmp.Diff([]string{"1.0", "2024", "42", "5"}, got); diff != "" {
+				t.Errorf("string fields (-want +got):\n%s", diff)
+			}
+			if name != "swagger" {
+				s := p.Schema.Value
+				if s.Pattern != "" || s.Format != "" {
+					t.Errorf("pattern %q, format %q: want both left out", s.Pattern, s.Format)
+				}
+				if ex, _ := s.Example.(map[string]any); ex == nil || ex["version"] != 1.0 {
+					t.Errorf("example data changed: %#v", s.Example)
+				}
+			}
+			var notes int
+			for _, w := range res.Warnings {
+				if strings.HasPrefix(w, "repaired ") {
+					notes++
+				}
+			}
+			if want := map[string]int{"yaml": 6, "json": 6, "swagger": 4}[name]; notes != want {
+				t.Errorf("%d repair notes, want %d: %q", notes, want, res.Warnings)
+			}
+			if _, err := specloader.LoadData(t.Context(), []byte(doc), nil, specloader.Options{Strict: true}); err == nil {
+				t.Error("strict: loaded; want the decoding error")
+			}
+		})
+	}
+}

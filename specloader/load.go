@@ -279,7 +279,7 @@ func (s *session) load(data []byte, loc *url.URL, sc *scrubber) (*Result, error)
 
 	doc, pruned, err := s.decode(p, body, loc)
 	var notes []string
-	if err != nil && !p.swagger && !s.opts.Strict && s.ctx.Err() == nil {
+	if err != nil && !s.opts.Strict && s.ctx.Err() == nil {
 		var fixed []byte
 		if fixed, notes = s.repair(body, p, loc); len(notes) > 0 {
 			p2, err2 := probe(fixed)

@@ -28,6 +28,12 @@ import (
 //     component carries (an empty schema, with its description, when it
 //     carries none), the response slot the component itself when it reads
 //     as a response, else a response whose JSON body is that schema;
+//   - a number or boolean where the spec wants a string (`version: 1.0`
+//     unquoted in YAML, the most common of all; a numeric title,
+//     description, summary, operationId, name or url): it becomes the
+//     string as written; a non-string `pattern` or `format` is dropped
+//     (no regex or format was meant). Examples, defaults, enums, consts
+//     and extensions are data and left alone;
 //   - a discriminator `mapping` entry that points to a file or URL that
 //     cannot be read, or to a place missing from the document (DigitalOcean
 //     ships mappings into files that are not published): the entry is
@@ -35,7 +41,8 @@ import (
 //     schemas.
 //
 // It runs only in lenient mode and only after a failure, so a sound
-// document never pays for the extra parse.
+// document never pays for the extra parse. A Swagger 2.0 document gets
+// the string repair only.
 func (s *session) repair(body []byte, p probeResult, loc *url.URL) ([]byte, []string) {
 	var root *yaml.Node
 	if p.json != nil {
@@ -52,8 +59,8 @@ func (s *session) repair(body []byte, p probeResult, loc *url.URL) ([]byte, []st
 		root = doc.Content[0]
 	}
 
-	r := repairer{s: s, root: root, loc: loc}
-	r.walk(root, "")
+	r := repairer{s: s, root: root, loc: loc, swagger: p.swagger}
+	r.walk(root, "", false)
 	if len(r.notes) == 0 {
 		return nil, nil
 	}
@@ -100,20 +107,56 @@ func appendJSON(b []byte, n *yaml.Node) []byte {
 }
 
 type repairer struct {
-	s     *session
-	root  *yaml.Node
-	loc   *url.URL
-	notes []string
+	s       *session
+	root    *yaml.Node
+	loc     *url.URL
+	swagger bool // Swagger 2.0: the string repair only
+	notes   []string
 }
 
-func (r *repairer) walk(n *yaml.Node, at string) {
+// stringFields are the fields OpenAPI and JSON Schema define as strings
+// that real specs write as numbers: the value becomes its text.
+var stringFields = map[string]bool{
+	"version": true, "title": true, "description": true, "summary": true, "operationId": true,
+	"name": true, "url": true, "email": true, "termsOfService": true, "$comment": true,
+}
+
+// droppedIfNotString are string fields whose non-string value means
+// nothing as a string: the member is dropped.
+var droppedIfNotString = map[string]bool{"pattern": true, "format": true}
+
+// dataKeys hold values, not spec structure: nothing under them is
+// repaired.
+func dataKey(k string) bool {
+	switch k {
+	case "example", "examples", "default", "enum", "const", "value":
+		return true
+	}
+	return strings.HasPrefix(k, "x-")
+}
+
+func (r *repairer) walk(n *yaml.Node, at string, data bool) {
 	n.Style &^= yaml.FlowStyle // block style reads better in later errors
 	switch n.Kind {
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			r.walk(c, fmt.Sprintf("%s/%d", at, i))
+			r.walk(c, fmt.Sprintf("%s/%d", at, i), data)
 		}
 	case yaml.MappingNode:
+		if data {
+			for i := 1; i < len(n.Content); i += 2 {
+				r.walk(n.Content[i], at+"/"+escapePointer(n.Content[i-1].Value), true)
+			}
+			return
+		}
+		r.fixStrings(n, at)
+		if r.swagger {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i].Value
+				r.walk(n.Content[i+1], at+"/"+escapePointer(k), dataKey(k))
+			}
+			return
+		}
 		r.fixRef(n, at)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
@@ -131,7 +174,28 @@ func (r *repairer) walk(n *yaml.Node, at string) {
 					r.pruneMapping(m, here+"/mapping")
 				}
 			}
-			r.walk(v, here)
+			r.walk(v, here, dataKey(k.Value))
+		}
+	}
+}
+
+// fixStrings applies the string repair to the members of n, a mapping of
+// spec structure at the pointer at.
+func (r *repairer) fixStrings(n *yaml.Node, at string) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float" && v.Tag != "!!bool") {
+			continue
+		}
+		here := at + "/" + escapePointer(k.Value)
+		switch {
+		case stringFields[k.Value]:
+			v.Tag, v.Style = "!!str", yaml.DoubleQuotedStyle
+			r.notes = append(r.notes, fmt.Sprintf("repaired %s: %s is a string; read %s as %q", here, k.Value, v.Value, v.Value))
+		case droppedIfNotString[k.Value]:
+			r.notes = append(r.notes, fmt.Sprintf("repaired %s: %s must be a string, not %s; left out", here, k.Value, v.Value))
+			n.Content = append(n.Content[:i], n.Content[i+2:]...)
+			i -= 2
 		}
 	}
 }
@@ -270,6 +334,29 @@ func slotKind(at string) string {
 	return ""
 }
 
+// targetKind is what the object at pointer is, in slotKind's terms, as
+// far as its place tells: a component by its section, a parameter,
+// header, request body or response of an operation by its key; "" when
+// its place does not say.
+func targetKind(pointer string) string {
+	segs := strings.Split(pointer, "/")
+	if len(segs) == 4 && segs[1] == "components" {
+		return sectionKind[segs[2]]
+	}
+	if len(segs) < 3 {
+		return ""
+	}
+	switch parent, last := segs[len(segs)-2], segs[len(segs)-1]; {
+	case parent == "parameters":
+		return "parameter"
+	case parent == "headers":
+		return "header"
+	case last == "requestBody":
+		return "request body"
+	}
+	return slotKind(pointer)
+}
+
 // sectionKind is what a components section holds, in slotKind's terms.
 var sectionKind = map[string]string{
 	"schemas": "schema", "responses": "response", "parameters": "parameter",
@@ -281,13 +368,12 @@ var sectionKind = map[string]string{
 // components section that cannot fill its slot (see repair).
 func (r *repairer) fixRef(n *yaml.Node, at string) {
 	ref := mappingValue(n, "$ref")
-	if ref == nil || ref.Kind != yaml.ScalarNode || !strings.HasPrefix(ref.Value, "#/components/") {
+	if ref == nil || ref.Kind != yaml.ScalarNode || !strings.HasPrefix(ref.Value, "#/") {
 		return
 	}
 	want := slotKind(at)
-	section, _, _ := strings.Cut(strings.TrimPrefix(ref.Value, "#/components/"), "/")
-	got, known := sectionKind[section]
-	if want == "" || !known || got == want {
+	got := targetKind(strings.TrimPrefix(ref.Value, "#"))
+	if want == "" || got == "" || got == want {
 		return
 	}
 	target := pointerNode(r.root, strings.TrimPrefix(ref.Value, "#"))
