@@ -80,6 +80,13 @@ var corpus = map[string]corpusWant{
 	"twilio-messaging-v1.3.0.json": {Version: "3.0.1", Operations: 50, Tools: 50},
 	"webhooks-only.3.1.yaml":       {Version: "3.1.0"},
 	"xkcd.3.0.json":                {Version: "3.0.0", Operations: 2, Tools: 2},
+	"apivideo.3.0.json":            {Version: "3.0.0", Operations: 47, Tools: 47},
+	"daniweb.3.0.json":             {Version: "3.0.0", Operations: 67, Tools: 67},
+	"enode.3.0.json":               {Version: "3.0.0", Operations: 28, Tools: 28},
+	"revai.3.0.json":               {Version: "3.0.1", Operations: 7, Tools: 7},
+	"rumble.3.0.json":              {Version: "3.0.0", Operations: 116, Tools: 116},
+	"swaggerhub.3.0.json":          {Version: "3.0.0", Operations: 87, Tools: 87},
+	"useapi.3.0.json":              {Version: "3.0.2", Operations: 8, Tools: 8},
 }
 
 // corpusToolName is what MCP clients and model APIs accept.

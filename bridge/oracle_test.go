@@ -71,6 +71,10 @@ var oracleExceptions = map[string]map[string]oracleException{
 	"digitalocean.3.0.json": {
 		"POST /v2/apps": {Reason: "kin-openapi checks the spec's `Accept` header parameter (enum application/json, application/yaml), which OpenAPI says to ignore; the bridge's Accept lists the response media types", Want: `parameter "Accept" in header`},
 	},
+	"revai.3.0.json": {
+		"GET /jobs/{id}/captions":   {Reason: "kin-openapi checks the spec's `Accept` header parameter (enum application/x-subrip, text/vtt), which OpenAPI says to ignore; the bridge's Accept lists the response media types", Want: `parameter "Accept" in header`},
+		"GET /jobs/{id}/transcript": {Reason: "kin-openapi checks the spec's `Accept` header parameter (enum application/vnd.rev.transcript.v1.0+json, text/plain), which OpenAPI says to ignore; the bridge's Accept lists the response media types", Want: `parameter "Accept" in header`},
+	},
 	"google-drive-v3.3.0.json": {
 		"POST /files":           {Reason: "the spec gives the application/octet-stream upload the File metadata schema (an object): raw bytes never decode to an object", Want: "value must be an object"},
 		"PATCH /files/{fileId}": {Reason: "the spec gives the application/octet-stream upload the File metadata schema (an object): raw bytes never decode to an object", Want: "value must be an object"},

@@ -68,6 +68,13 @@ var corpus = map[string]corpusSummary{
 	"adyen-config-webhooks.3.1.json": {Version: "3.1.0", Operations: 0, WebhookOps: 11},
 	"adyen-management.3.1.json":      {Version: "3.1.0", Operations: 132},
 	"twilio-api-v2010.3.0.json":      {Version: "3.0.1", Operations: 195},
+	"apivideo.3.0.json":              {Version: "3.0.0", Operations: 47, Repaired: true},
+	"daniweb.3.0.json":               {Version: "3.0.0", Operations: 67},
+	"enode.3.0.json":                 {Version: "3.0.0", Operations: 28, Repaired: true},
+	"revai.3.0.json":                 {Version: "3.0.1", Operations: 7, Repaired: true},
+	"rumble.3.0.json":                {Version: "3.0.0", Operations: 116, Repaired: true},
+	"swaggerhub.3.0.json":            {Version: "3.0.0", Operations: 87, Repaired: true},
+	"useapi.3.0.json":                {Version: "3.0.2", Operations: 8},
 }
 
 func TestLoadCorpus(t *testing.T) {
