@@ -478,3 +478,49 @@ func TestRepairedNestedDefinitions(t *testing.T) {
 		t.Errorf("warnings = %q; want the repair note", res.Warnings)
 	}
 }
+
+// TestRepairedSchemaHabits: habits of hand-written specs that kin-openapi
+// refuses the whole document for: `required: true` on a property (listed
+// in its object's required instead) or on a lone schema (left out), and
+// booleans written as strings. Strict mode still refuses. (A $ref that
+// names nothing stays an error: TestLoadErrors.)
+func TestRepairedSchemaHabits(t *testing.T) {
+	doc := `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /a:
+    post:
+      parameters:
+        - {name: q, in: query, required: "true", schema: {type: string, required: true}}
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [name]
+              properties:
+                id: {type: integer, required: true}
+                name: {type: string, nullable: "true"}
+                note: {type: string, required: false}
+      responses:
+        "200": {description: ok}
+`
+	res, err := specloader.LoadData(t.Context(), []byte(doc), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := res.Doc.Paths.Value("/a").Post
+	if p := op.Parameters[0].Value; !p.Required || p.Schema.Value.Extensions["required"] != nil {
+		t.Errorf("parameter: required %v (want true from the string), schema %+v", p.Required, p.Schema.Value)
+	}
+	body := op.RequestBody.Value.Content["application/json"].Schema.Value
+	if diff := cmp.Diff([]string{"name", "id"}, body.Required); diff != "" {
+		t.Errorf("object required (-want +got):\n%s", diff)
+	}
+	if !body.Properties["name"].Value.Nullable {
+		t.Error(`nullable: "true" not read as true`)
+	}
+	if _, err := specloader.LoadData(t.Context(), []byte(doc), nil, specloader.Options{Strict: true}); err == nil {
+		t.Error("strict: loaded; want the decoding error")
+	}
+}

@@ -214,6 +214,13 @@ var stringFields = map[string]bool{
 // nothing as a string: the member is dropped.
 var droppedIfNotString = map[string]bool{"pattern": true, "format": true}
 
+// boolFields are the fields OpenAPI and JSON Schema define as booleans
+// that real specs write as the strings "true" and "false".
+var boolFields = map[string]bool{
+	"nullable": true, "readOnly": true, "writeOnly": true, "deprecated": true, "uniqueItems": true,
+	"explode": true, "allowReserved": true, "allowEmptyValue": true, "required": true,
+}
+
 // dataKeys hold values, not spec structure: nothing under them is
 // repaired.
 func dataKey(k string) bool {
@@ -258,6 +265,15 @@ func (r *repairer) walk(n *yaml.Node, at string, data bool) {
 				}
 				v.Kind, v.Tag, v.Content = yaml.SequenceNode, "!!seq", values
 				r.notes = append(r.notes, fmt.Sprintf("repaired %s: schema examples must be a list, not a map; kept the values", here))
+			case k.Value == "properties" && v.Kind == yaml.MappingNode:
+				r.fixPropertyRequired(n, v, here)
+			case k.Value == "required" && v.Kind == yaml.ScalarNode && v.Tag == "!!bool" && schemaLike(n) && mappingValue(n, "in") == nil:
+				// required: true on a schema that is no property (the
+				// parameter or body says whether it is required).
+				r.notes = append(r.notes, fmt.Sprintf("repaired %s: a schema's required is a list of property names, not %s; left out", here, v.Value))
+				n.Content = append(n.Content[:i], n.Content[i+2:]...)
+				i -= 2
+				continue
 			case k.Value == "discriminator" && v.Kind == yaml.MappingNode:
 				if m := mappingValue(v, "mapping"); m != nil && m.Kind == yaml.MappingNode {
 					r.pruneMapping(m, here+"/mapping")
@@ -273,6 +289,11 @@ func (r *repairer) walk(n *yaml.Node, at string, data bool) {
 func (r *repairer) fixStrings(n *yaml.Node, at string) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind == yaml.ScalarNode && v.Tag == "!!str" && boolFields[k.Value] && (v.Value == "true" || v.Value == "false") {
+			v.Tag, v.Style = "!!bool", 0
+			r.notes = append(r.notes, fmt.Sprintf("repaired %s: %s is a boolean; read the string %q as %s", at+"/"+escapePointer(k.Value), k.Value, v.Value, v.Value))
+			continue
+		}
 		if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float" && v.Tag != "!!bool") {
 			continue
 		}
@@ -540,4 +561,54 @@ func readsAsResponse(n *yaml.Node) bool {
 
 func strNode(s string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+}
+
+// fixPropertyRequired turns `required: true` written on a property (a
+// JSON Schema draft 3 and Swagger habit; kin-openapi refuses the document
+// over it) into the property's name in its object's `required` list;
+// `required: false` is dropped.
+func (r *repairer) fixPropertyRequired(schema, props *yaml.Node, at string) {
+	var names []string
+	for i := 0; i+1 < len(props.Content); i += 2 {
+		name, p := props.Content[i].Value, props.Content[i+1]
+		if p.Kind != yaml.MappingNode {
+			continue
+		}
+		for j := 0; j+1 < len(p.Content); j += 2 {
+			if v := p.Content[j+1]; p.Content[j].Value == "required" && v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
+				if v.Value == "true" {
+					names = append(names, name)
+				}
+				p.Content = append(p.Content[:j], p.Content[j+2:]...)
+				r.notes = append(r.notes, fmt.Sprintf("repaired %s/%s/required: required: %s on a property; %s", at, escapePointer(name), v.Value,
+					map[bool]string{true: "listed in its object's required", false: "left out"}[v.Value == "true"]))
+				break
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	req := mappingValue(schema, "required")
+	if req == nil || req.Kind != yaml.SequenceNode {
+		if req != nil { // not a list: replaced by the list
+			for i := 0; i+1 < len(schema.Content); i += 2 {
+				if schema.Content[i].Value == "required" {
+					schema.Content = append(schema.Content[:i], schema.Content[i+2:]...)
+					break
+				}
+			}
+		}
+		req = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		schema.Content = append(schema.Content, strNode("required"), req)
+	}
+	have := map[string]bool{}
+	for _, e := range req.Content {
+		have[e.Value] = true
+	}
+	for _, n := range names {
+		if !have[n] {
+			req.Content = append(req.Content, strNode(n))
+		}
+	}
 }
