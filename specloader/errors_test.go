@@ -524,3 +524,45 @@ paths:
 		t.Error("strict: loaded; want the decoding error")
 	}
 }
+
+// TestRepairedSchemaHabitsSwagger: `required: true` on a property is the
+// commonest of them in Swagger 2.0, which kin-openapi refuses as well.
+func TestRepairedSchemaHabitsSwagger(t *testing.T) {
+	doc := `swagger: "2.0"
+info: {title: t, version: 1.0}
+host: api.example.com
+paths:
+  /a:
+    post:
+      parameters:
+        - in: body
+          name: body
+          required: true
+          schema:
+            type: object
+            properties:
+              id: {type: integer, required: true}
+              flag: {type: boolean, readOnly: "false"}
+      responses:
+        200: {description: ok}
+`
+	res, err := specloader.LoadData(t.Context(), []byte(doc), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := res.Doc.Paths.Value("/a").Post.RequestBody.Value
+	if !body.Required {
+		t.Error("the body parameter's required: true was lost")
+	}
+	if len(body.Content) != 1 {
+		t.Fatalf("body content %v: want one media type", body.Content)
+	}
+	for _, mt := range body.Content {
+		if diff := cmp.Diff([]string{"id"}, mt.Schema.Value.Required); diff != "" {
+			t.Errorf("object required (-want +got):\n%s", diff)
+		}
+	}
+	if res.Doc.Info.Version != "1.0" {
+		t.Errorf("version %q, want 1.0", res.Doc.Info.Version)
+	}
+}

@@ -246,18 +246,25 @@ func (r *repairer) walk(n *yaml.Node, at string, data bool) {
 			return
 		}
 		r.fixStrings(n, at)
-		if r.swagger {
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k := n.Content[i].Value
-				r.walk(n.Content[i+1], at+"/"+escapePointer(k), dataKey(k))
-			}
-			return
+		if !r.swagger {
+			r.fixRef(n, at)
 		}
-		r.fixRef(n, at)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			here := at + "/" + escapePointer(k.Value)
 			switch {
+			case r.swagger:
+				// Swagger 2.0 gets the string, boolean and required
+				// repairs only.
+				switch {
+				case k.Value == "properties" && v.Kind == yaml.MappingNode:
+					r.fixPropertyRequired(n, v, here)
+				case k.Value == "required" && v.Kind == yaml.ScalarNode && v.Tag == "!!bool" && schemaLike(n) && mappingValue(n, "in") == nil:
+					r.notes = append(r.notes, fmt.Sprintf("repaired %s: a schema's required is a list of property names, not %s; left out", here, v.Value))
+					n.Content = append(n.Content[:i], n.Content[i+2:]...)
+					i -= 2
+					continue
+				}
 			case k.Value == "examples" && v.Kind == yaml.MappingNode && schemaLike(n):
 				values := make([]*yaml.Node, 0, len(v.Content)/2)
 				for j := 1; j < len(v.Content); j += 2 {
