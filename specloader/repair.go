@@ -253,25 +253,6 @@ func (r *repairer) walk(n *yaml.Node, at string, data bool) {
 			k, v := n.Content[i], n.Content[i+1]
 			here := at + "/" + escapePointer(k.Value)
 			switch {
-			case r.swagger:
-				// Swagger 2.0 gets the string, boolean and required
-				// repairs only.
-				switch {
-				case k.Value == "properties" && v.Kind == yaml.MappingNode:
-					r.fixPropertyRequired(n, v, here)
-				case k.Value == "required" && v.Kind == yaml.ScalarNode && v.Tag == "!!bool" && schemaLike(n) && mappingValue(n, "in") == nil:
-					r.notes = append(r.notes, fmt.Sprintf("repaired %s: a schema's required is a list of property names, not %s; left out", here, v.Value))
-					n.Content = append(n.Content[:i], n.Content[i+2:]...)
-					i -= 2
-					continue
-				}
-			case k.Value == "examples" && v.Kind == yaml.MappingNode && schemaLike(n):
-				values := make([]*yaml.Node, 0, len(v.Content)/2)
-				for j := 1; j < len(v.Content); j += 2 {
-					values = append(values, v.Content[j])
-				}
-				v.Kind, v.Tag, v.Content = yaml.SequenceNode, "!!seq", values
-				r.notes = append(r.notes, fmt.Sprintf("repaired %s: schema examples must be a list, not a map; kept the values", here))
 			case k.Value == "properties" && v.Kind == yaml.MappingNode:
 				r.fixPropertyRequired(n, v, here)
 			case k.Value == "required" && v.Kind == yaml.ScalarNode && v.Tag == "!!bool" && schemaLike(n) && mappingValue(n, "in") == nil:
@@ -281,6 +262,16 @@ func (r *repairer) walk(n *yaml.Node, at string, data bool) {
 				n.Content = append(n.Content[:i], n.Content[i+2:]...)
 				i -= 2
 				continue
+			case r.swagger:
+				// Swagger 2.0 gets the string, boolean and required
+				// repairs only; the cases below are OpenAPI 3's.
+			case k.Value == "examples" && v.Kind == yaml.MappingNode && schemaLike(n):
+				values := make([]*yaml.Node, 0, len(v.Content)/2)
+				for j := 1; j < len(v.Content); j += 2 {
+					values = append(values, v.Content[j])
+				}
+				v.Kind, v.Tag, v.Content = yaml.SequenceNode, "!!seq", values
+				r.notes = append(r.notes, fmt.Sprintf("repaired %s: schema examples must be a list, not a map; kept the values", here))
 			case k.Value == "discriminator" && v.Kind == yaml.MappingNode:
 				if m := mappingValue(v, "mapping"); m != nil && m.Kind == yaml.MappingNode {
 					r.pruneMapping(m, here+"/mapping")
