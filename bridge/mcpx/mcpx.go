@@ -90,9 +90,10 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 			Logging:   &mcp.LoggingCapabilities{},
 		},
 	})
-	// shapeList is outermost: it fits to the client's revision the list
-	// filterList left (listshape.go).
-	s.srv.AddReceivingMiddleware(s.shapeList, s.filterList, s.filterResources)
+	// encodeCall is outermost, so that the others see go-sdk's result
+	// types (resultjson.go); shapeList then fits to the client's revision
+	// the list filterList left (listshape.go).
+	s.srv.AddReceivingMiddleware(s.encodeCall, s.shapeList, s.filterList, s.filterResources)
 	s.registerInitial(rt.Catalog())
 	s.syncResources(rt.Catalog())
 	rt.OnSwap(func(_, cur *bridge.Catalog) { s.Sync(cur) })

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -142,5 +143,81 @@ func TestResultBlocks(t *testing.T) {
 			}
 			h.Close()
 		}
+	}
+}
+
+// TestCallResultWire pins the tools/call answer on the wire, as a client
+// reads it: go-sdk's own fields survive the bridge's encoding of the result
+// (resultjson.go): resultType and the server's identity in _meta from
+// 2026-07-28 on, neither before; the text block and structuredContent as
+// sent.
+func TestCallResultWire(t *testing.T) {
+	const answer = `{"id":7,"name":"a <b> & c"}`
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, answer)
+	}))
+	t.Cleanup(up.Close)
+	res, err := specloader.LoadData(t.Context(), []byte(shapeSpec), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpx.New(bridge.NewRuntime(cat), mcpx.Options{}).MCP()
+	for _, version := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			wire := &syncBuffer{}
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := srv.Connect(t.Context(), st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ss.Close() })
+			c := mcp.NewClient(&mcp.Implementation{Name: "wire", Version: "1"}, nil)
+			cs, err := c.Connect(t.Context(), &mcp.LoggingTransport{Transport: ct, Writer: wire}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "typed"}); err != nil || r.IsError {
+				t.Fatalf("typed: %v %+v", err, r)
+			}
+			var got map[string]any
+			wire.mu.Lock()
+			for line := range strings.Lines(wire.buf.String()) {
+				var msg struct {
+					Result map[string]any `json:"result"`
+				}
+				if rest, ok := strings.CutPrefix(line, "read: "); ok && json.Unmarshal([]byte(rest), &msg) == nil && msg.Result["content"] != nil {
+					got = msg.Result
+				}
+			}
+			wire.mu.Unlock()
+			if got == nil {
+				t.Fatal("no tools/call answer on the wire")
+			}
+			blocks, _ := got["content"].([]any)
+			if len(blocks) != 1 || blocks[0].(map[string]any)["text"] != answer {
+				t.Errorf("content = %v, want one text block %s", got["content"], answer)
+			}
+			if sc, _ := json.Marshal(got["structuredContent"]); string(sc) != `{"id":7,"name":"a \u003cb\u003e \u0026 c"}` {
+				t.Errorf("structuredContent = %s", sc)
+			}
+			newWire := version >= "2026-07-28"
+			if rt, has := got["resultType"]; has != newWire || (newWire && rt != "complete") {
+				t.Errorf("resultType = %v (present %v), want present %v", rt, has, newWire)
+			}
+			meta, _ := got["_meta"].(map[string]any)
+			if _, has := meta[mcp.MetaKeyServerInfo]; has != newWire {
+				t.Errorf("_meta = %v: server info present %v, want %v", got["_meta"], has, newWire)
+			}
+		})
 	}
 }
