@@ -81,9 +81,16 @@ func (tt teeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // listAnswer is the raw result of the tools/list answer among the messages
-// received: lines a LoggingTransport wrote ("read: " and the message) or
-// response bodies a teeTransport copied (JSON, or SSE "data: " lines).
+// received (answerWith).
 func (b *syncBuffer) listAnswer(t *testing.T) map[string]any {
+	t.Helper()
+	return b.answerWith(t, "tools")
+}
+
+// answerWith is the raw result of the first answer holding key among the
+// messages received: lines a LoggingTransport wrote ("read: " and the message) or
+// response bodies a teeTransport copied (JSON, or SSE "data: " lines).
+func (b *syncBuffer) answerWith(t *testing.T, key string) map[string]any {
 	t.Helper()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -99,11 +106,11 @@ func (b *syncBuffer) listAnswer(t *testing.T) map[string]any {
 		var msg struct {
 			Result map[string]any `json:"result"`
 		}
-		if json.Unmarshal([]byte(line), &msg) == nil && msg.Result["tools"] != nil {
+		if json.Unmarshal([]byte(line), &msg) == nil && msg.Result[key] != nil {
 			return msg.Result
 		}
 	}
-	t.Fatalf("no tools/list answer among the messages read:\n%s", b.buf.String())
+	t.Fatalf("no answer with %q among the messages read:\n%s", key, b.buf.String())
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,14 +39,10 @@ paths:
       responses: {"200": {description: ok}}
 `
 
-// TestResultBlocks pins which blocks a client receives, for every protocol
-// revision a client can negotiate, every output-schema mode and both
-// result-text settings, over an in-memory session and over streamable
-// HTTP: the text a model reads is never lost, a client before 2025-06-18
-// gets the JSON as text only, and structuredContent (when declared) is the
-// whole answer.
-func TestResultBlocks(t *testing.T) {
-	const answer = `{"id":7,"name":"rex"}`
+// shapeUpstream is an upstream answering every request with answer, and
+// shapeSpec's operations.
+func shapeUpstream(t *testing.T, answer string) (*httptest.Server, []whitelist.Operation) {
+	t.Helper()
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, answer)
@@ -61,6 +56,18 @@ func TestResultBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return up, ops
+}
+
+// TestResultBlocks pins which blocks a client receives, for every protocol
+// revision a client can negotiate, every output-schema mode and both
+// result-text settings, over an in-memory session and over streamable
+// HTTP: the text a model reads is never lost, a client before 2025-06-18
+// gets the JSON as text only, and structuredContent (when declared) is the
+// whole answer.
+func TestResultBlocks(t *testing.T) {
+	const answer = `{"id":7,"name":"rex"}`
+	up, ops := shapeUpstream(t, answer)
 	versions := []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 	for _, outMode := range []string{"tolerant", "strict", "off"} {
 		cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Version: "test", OutputSchema: outMode})
@@ -153,19 +160,7 @@ func TestResultBlocks(t *testing.T) {
 // sent.
 func TestCallResultWire(t *testing.T) {
 	const answer = `{"id":7,"name":"a <b> & c"}`
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, answer)
-	}))
-	t.Cleanup(up.Close)
-	res, err := specloader.LoadData(t.Context(), []byte(shapeSpec), nil, specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	up, ops := shapeUpstream(t, answer)
 	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -189,20 +184,7 @@ func TestCallResultWire(t *testing.T) {
 			if r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "typed"}); err != nil || r.IsError {
 				t.Fatalf("typed: %v %+v", err, r)
 			}
-			var got map[string]any
-			wire.mu.Lock()
-			for line := range strings.Lines(wire.buf.String()) {
-				var msg struct {
-					Result map[string]any `json:"result"`
-				}
-				if rest, ok := strings.CutPrefix(line, "read: "); ok && json.Unmarshal([]byte(rest), &msg) == nil && msg.Result["content"] != nil {
-					got = msg.Result
-				}
-			}
-			wire.mu.Unlock()
-			if got == nil {
-				t.Fatal("no tools/call answer on the wire")
-			}
+			got := wire.answerWith(t, "content")
 			blocks, _ := got["content"].([]any)
 			if len(blocks) != 1 || blocks[0].(map[string]any)["text"] != answer {
 				t.Errorf("content = %v, want one text block %s", got["content"], answer)
