@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -114,4 +115,78 @@ func mustID(t testing.TB, v any) jsonrpc.ID {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// lockedBuffer is an io.WriteCloser that records every Write call.
+type lockedBuffer struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	writes int
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.writes++
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) Close() error { return nil }
+
+// TestWriteLargeResultInPieces: a result of inPlaceResult bytes or more is
+// written in pieces, and still arrives as go-sdk's own line, whole, with
+// small messages written concurrently never landing inside it; the drain
+// counts each answer once.
+func TestWriteLargeResultInPieces(t *testing.T) {
+	out := &lockedBuffer{}
+	d := newDrain()
+	c := &stdioConn{out: d.writer(&syncWriter{w: out}), closed: make(chan struct{})}
+	big := marshalResult(t, map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Repeat(`{"k":"<v>"},`, inPlaceResult/8)}}})
+	small := marshalResult(t, map[string]any{"content": []any{}})
+	want := map[string]bool{}
+	var msgs []jsonrpc.Message
+	for i := range 40 {
+		r := small
+		if i%2 == 0 {
+			r = big
+		}
+		m := &jsonrpc.Response{ID: mustID(t, float64(i)), Result: r}
+		msgs = append(msgs, m)
+		want[string(sdkLine(t, m))] = true
+		d.mu.Lock()
+		d.ids[string(idKey(int64(i)))] = struct{}{}
+		d.pending++
+		d.mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for _, m := range msgs {
+		wg.Go(func() {
+			if err := c.Write(t.Context(), m); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	lines := strings.SplitAfter(out.buf.String(), "\n")
+	if last := lines[len(lines)-1]; last != "" {
+		t.Fatalf("output does not end with a newline: ...%q", last[max(0, len(last)-40):])
+	}
+	lines = lines[:len(lines)-1]
+	if len(lines) != len(msgs) {
+		t.Fatalf("%d lines, want %d", len(lines), len(msgs))
+	}
+	for _, l := range lines {
+		if !want[l] {
+			t.Fatalf("a line is not one of go-sdk's: %.80q", l)
+		}
+		delete(want, l)
+	}
+	if out.writes <= len(msgs) {
+		t.Errorf("%d writes for %d messages: the large results were copied into one buffer", out.writes, len(msgs))
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pending != 0 || len(d.ids) != 0 {
+		t.Errorf("drain: %d pending, %d ids left after every answer", d.pending, len(d.ids))
+	}
 }

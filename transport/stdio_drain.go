@@ -76,13 +76,37 @@ func (w *drainWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// writeParts is Write for one message in pieces: the pieces are
+// classified together, then written through out's writeParts (or joined,
+// for an out without it).
+func (w *drainWriter) writeParts(parts ...[]byte) error {
+	answered := w.d.sawOutput(parts...)
+	var err error
+	if pw, ok := w.out.(partsWriter); ok {
+		err = pw.writeParts(parts...)
+	} else {
+		_, err = w.out.Write(bytes.Join(parts, nil))
+	}
+	w.d.answered(answered)
+	return err
+}
+
 func (w *drainWriter) Close() error { return w.out.Close() }
 
-// sawOutput classifies the output lines p ends or continues, frees the
-// ids of the responses among them and returns how many there are.
-func (d *drain) sawOutput(p []byte) (responses int) {
+// sawOutput classifies the output lines the pieces end or continue (read
+// in order, as one write), frees the ids of the responses among them and
+// returns how many there are.
+func (d *drain) sawOutput(pieces ...[]byte) (responses int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	for _, p := range pieces {
+		responses += d.sawPiece(p)
+	}
+	return responses
+}
+
+// sawPiece is sawOutput for one piece, with d.mu held.
+func (d *drain) sawPiece(p []byte) (responses int) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		chunk := p

@@ -263,4 +263,16 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
+// writeParts writes parts in order under the lock, as one message.
+func (s *syncWriter) writeParts(parts ...[]byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range parts {
+		if _, err := s.w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *syncWriter) Close() error { return s.w.Close() }
