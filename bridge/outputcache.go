@@ -68,11 +68,16 @@ func (c *Catalog) buildOutput(o *openapi3.Operation, e *outputEntry) {
 		e.why, e.field = "output schema over the size limit, left out", zap.Int("limit", c.maxOutputSchema())
 		return
 	}
-	out, repairs := schema.BuildOutput(o, c.opts.OutputSchema, c.redactor.IsSensitiveKey)
-	e.repairs = repairs
-	if out == nil {
-		return
-	}
+	e.repairs = schema.BuildOutputWith(o, c.opts.OutputSchema, c.redactor.IsSensitiveKey, func(out *jsonschema.Schema) {
+		if out != nil {
+			c.encodeOutput(out, e)
+		}
+	})
+}
+
+// encodeOutput fills e from the output schema out, which it must not keep
+// (its nodes are reused once it returns).
+func (c *Catalog) encodeOutput(out *jsonschema.Schema, e *outputEntry) {
 	raw, err := schema.Marshal(out)
 	switch {
 	case err != nil:

@@ -337,6 +337,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	if err != nil {
 		return nil, fail("marshaling input schema: %v", err)
 	}
+	conv.Release() // root and everything in it are dead from here on
 	if c.opts.SchemaDetail == SchemaCompact {
 		inRaw = compactSchema(inRaw)
 	}

@@ -38,19 +38,37 @@ func ValidOutputMode(mode string) bool {
 // [RepairSchema], then in tolerant mode [Tolerant] with redactable naming
 // the members whose values the sanitizer masks whole.
 func BuildOutput(o *openapi3.Operation, mode string, redactable func(string) bool) (*jsonschema.Schema, []Repair) {
+	s, reps, _ := buildOutput(o, mode, redactable)
+	return s, reps
+}
+
+// BuildOutputWith is BuildOutput for a caller done with the schema when
+// use returns (use gets nil when there is none): its schemas are then
+// reused by later conversions ([Converter.Release]), so use must not keep
+// it or any part of it.
+func BuildOutputWith(o *openapi3.Operation, mode string, redactable func(string) bool, use func(*jsonschema.Schema)) []Repair {
+	s, reps, conv := buildOutput(o, mode, redactable)
+	use(s)
+	if conv != nil {
+		conv.Release()
+	}
+	return reps
+}
+
+func buildOutput(o *openapi3.Operation, mode string, redactable func(string) bool) (*jsonschema.Schema, []Repair, *Converter) {
 	if mode == OutputOff {
-		return nil, nil
+		return nil, nil, nil
 	}
 	s, conv := output(o)
 	if s == nil {
-		return nil, nil
+		return nil, nil, conv
 	}
 	reps := slices.Clone(conv.Repairs())
 	reps = append(reps, RepairSchema(s, "output")...)
 	if mode != OutputStrict {
 		Tolerant(s, redactable)
 	}
-	return s, reps
+	return s, reps, conv
 }
 
 // Output converts the first 2xx JSON response schema into a root output
@@ -169,7 +187,7 @@ func output(o *openapi3.Operation) (*jsonschema.Schema, *Converter) {
 		s := conv.Convert(src)
 		defs := conv.Defs()
 		if !IsObject(s, defs) {
-			return nil, nil
+			return nil, conv
 		}
 		root := *s
 		root.Type = "object"

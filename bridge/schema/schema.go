@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -52,6 +53,9 @@ type Converter struct {
 
 	cur     string   // $ref of the innermost referenced schema being converted
 	repairs []Repair // patterns rewritten or dropped
+
+	chunks []*nodeChunk // where node hands out schemas from; see Release
+	used   int          // schemas handed out from the last chunk
 }
 
 // schemaEntry is the conversion state of one *openapi3.Schema.
@@ -146,14 +150,16 @@ func (c *Converter) count(ref *openapi3.SchemaRef) {
 
 func (c *Converter) conv(ref *openapi3.SchemaRef, hint string) *jsonschema.Schema {
 	if ref == nil {
-		return &jsonschema.Schema{}
+		return c.node()
 	}
 	s := ref.Value
 	if s == nil {
 		if ref.Ref != "" {
-			return &jsonschema.Schema{Description: "Unresolved reference " + ref.Ref + "."}
+			n := c.node()
+			n.Description = "Unresolved reference " + ref.Ref + "."
+			return n
 		}
-		return &jsonschema.Schema{}
+		return c.node()
 	}
 	e := c.entries[s]
 	if e == nil {
@@ -169,23 +175,74 @@ func (c *Converter) conv(ref *openapi3.SchemaRef, hint string) *jsonschema.Schem
 	}
 	switch {
 	case e.name != "": // in $defs, or being converted into it
-		return &jsonschema.Schema{Ref: defRef(e.name)}
+		return c.refTo(e.name)
 	case e.converting: // a cycle the pre-pass did not see: close it with a $def
 		c.assignName(s, e)
-		return &jsonschema.Schema{Ref: defRef(e.name)}
+		return c.refTo(e.name)
 	case c.recursive[s] || c.uses[s] > 1:
 		c.assignName(s, e) // before the body, so that inner uses refer to it
 		c.storeDef(e.name, c.body(s, hint))
-		return &jsonschema.Schema{Ref: defRef(e.name)}
+		return c.refTo(e.name)
 	}
 	e.converting = true
 	out := c.body(s, hint)
 	e.converting = false
 	if e.name != "" {
 		c.storeDef(e.name, out)
-		return &jsonschema.Schema{Ref: defRef(e.name)}
+		return c.refTo(e.name)
 	}
 	return out
+}
+
+// nodeChunk is a block of schemas node hands out one by one: one
+// allocation for many of the ~30,000 schemas a large spec's tools are
+// built from (GitHub's), and reused through chunkPool once Release says
+// they are dead.
+type nodeChunk [64]jsonschema.Schema
+
+var chunkPool = sync.Pool{New: func() any { return new(nodeChunk) }}
+
+// node returns a new, zero schema.
+func (c *Converter) node() *jsonschema.Schema {
+	if len(c.chunks) == 0 || c.used == len(nodeChunk{}) {
+		c.chunks = append(c.chunks, chunkPool.Get().(*nodeChunk))
+		c.used = 0
+	}
+	n := &c.chunks[len(c.chunks)-1][c.used]
+	c.used++
+	return n
+}
+
+// refTo returns {"$ref": "#/$defs/name"}.
+func (c *Converter) refTo(name string) *jsonschema.Schema {
+	n := c.node()
+	n.Ref = defRef(name)
+	return n
+}
+
+// never returns {"not": {}}, the schema nothing matches.
+func (c *Converter) never() *jsonschema.Schema {
+	n := c.node()
+	n.Not = c.node()
+	return n
+}
+
+// Release hands the schemas this converter made back for later
+// converters to reuse, and empties them. Call it only once nothing
+// reaches them any more (typically right after [Marshal] of the schema
+// they are part of, and any check of it): a schema in use would change
+// under its holder. Not calling it is safe; they are then garbage like
+// any other.
+func (c *Converter) Release() {
+	for i, ch := range c.chunks {
+		n := len(ch)
+		if i == len(c.chunks)-1 {
+			n = c.used
+		}
+		clear(ch[:n])
+		chunkPool.Put(ch)
+	}
+	c.chunks, c.used = nil, 0
 }
 
 func (c *Converter) storeDef(name string, body *jsonschema.Schema) {
@@ -267,16 +324,12 @@ func sanitizeName(s string) string {
 func (c *Converter) body(s *openapi3.Schema, hint string) *jsonschema.Schema {
 	if s.Always != nil { // 3.1 boolean schema
 		if *s.Always {
-			return &jsonschema.Schema{}
+			return c.node()
 		}
-		return &jsonschema.Schema{Not: &jsonschema.Schema{}}
+		return c.never()
 	}
-	out := &jsonschema.Schema{
-		Title:       s.Title,
-		Description: s.Description,
-		Deprecated:  s.Deprecated,
-		Format:      s.Format,
-	}
+	out := c.node()
+	out.Title, out.Description, out.Deprecated, out.Format = s.Title, s.Description, s.Deprecated, s.Format
 	var notes []string
 
 	types := c.types(s, out, &notes)
@@ -314,7 +367,7 @@ func (c *Converter) body(s *openapi3.Schema, hint string) *jsonschema.Schema {
 
 	c.array(s, out, hint)
 	if slices.Contains(types, "array") && out.Items == nil {
-		out.Items = &jsonschema.Schema{} // 3.0 arrays often omit items; clients want one
+		out.Items = c.node() // 3.0 arrays often omit items; clients want one
 	}
 	c.object(s, out, &notes)
 
@@ -513,9 +566,9 @@ func (c *Converter) boolean(b openapi3.BoolSchema, hint string) *jsonschema.Sche
 	case b.Has == nil:
 		return nil
 	case *b.Has:
-		return &jsonschema.Schema{}
+		return c.node()
 	default:
-		return &jsonschema.Schema{Not: &jsonschema.Schema{}}
+		return c.never()
 	}
 }
 

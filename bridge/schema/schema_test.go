@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -874,4 +875,52 @@ func schemaTestMustRead(t testing.TB, path string) []byte {
 func largeSpec(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Size() > 600<<10
+}
+
+// TestConverterRelease: schemas handed back by Release come out of later
+// converters empty, so that a conversion after many released ones encodes
+// exactly as one by a converter that never saw reuse; and Release empties
+// the schemas it hands back (a reused node keeps nothing of its past).
+func TestConverterRelease(t *testing.T) {
+	doc := schemaTestLoadSpec(t, "../../testdata/specs/asana.3.0.json")
+	var refs []*openapi3.SchemaRef
+	for _, name := range sortedKeys(doc.Components.Schemas) {
+		refs = append(refs, schemaTestRef(t, doc, name))
+		if len(refs) == 120 {
+			break
+		}
+	}
+	encode := func(c *Converter, r *openapi3.SchemaRef) string {
+		s := c.Convert(r)
+		root := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"x": s}, Defs: c.Defs()}
+		data, err := Marshal(root)
+		if err != nil {
+			t.Fatalf("Marshal: %v", err)
+		}
+		return string(data)
+	}
+	want := make([]string, len(refs))
+	for i, r := range refs {
+		want[i] = encode(NewConverter(Response), r) // never released: fresh nodes
+	}
+	var kept []*jsonschema.Schema
+	for round := range 2 {
+		for i, r := range refs {
+			c := NewConverter(Response)
+			if got := encode(c, r); got != want[i] {
+				t.Fatalf("round %d, %s: after reuse\n got %.300s\nwant %.300s", round, r.Ref, got, want[i])
+			}
+			if i%10 == 0 {
+				for j := range c.used {
+					kept = append(kept, &c.chunks[0][j])
+				}
+			}
+			c.Release()
+		}
+	}
+	for _, n := range kept {
+		if !reflect.ValueOf(*n).IsZero() {
+			t.Fatalf("a released schema is not empty: %+v", *n)
+		}
+	}
 }
