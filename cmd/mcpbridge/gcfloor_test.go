@@ -39,6 +39,22 @@ func TestGCPercentFor(t *testing.T) {
 	}
 }
 
+// gogcAfterGC collects until the tuner has set a GOGC that ok accepts,
+// for up to 5 s, and returns the last GOGC seen.
+func gogcAfterGC(ok func(int) bool) int {
+	var got int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // the cleanup runs on its own goroutine
+		got = debug.SetGCPercent(-1)
+		debug.SetGCPercent(got)
+		if ok(got) {
+			break
+		}
+	}
+	return got
+}
+
 // TestGCFloorLowersGOGCForBuffers: with 64 MiB of pointer-free buffers
 // live, the tuner sets GOGC below the default after a collection, and back
 // to the default once they are gone (the small heap's floor then raises it
@@ -51,19 +67,6 @@ func TestGCFloorLowersGOGCForBuffers(t *testing.T) {
 	bufs := make([][]byte, 64)
 	for i := range bufs {
 		bufs[i] = make([]byte, 1<<20)
-	}
-	gogcAfterGC := func(ok func(int) bool) int {
-		var got int
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-			runtime.GC()
-			time.Sleep(10 * time.Millisecond) // the cleanup runs on its own goroutine
-			got = debug.SetGCPercent(-1)
-			debug.SetGCPercent(got)
-			if ok(got) {
-				break
-			}
-		}
-		return got
 	}
 	if got := gogcAfterGC(func(p int) bool { return p < 100 }); got >= 100 || got < minGOGC {
 		t.Fatalf("GOGC = %d with 64 MiB of buffers live, want in [%d, 100)", got, minGOGC)
@@ -82,17 +85,7 @@ func TestGCFloorRaisesGOGC(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
 	stop := startGCFloor(gcFloorBytes)
-	var got int
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond) // the cleanup runs on its own goroutine
-		got = debug.SetGCPercent(-1)
-		debug.SetGCPercent(got)
-		if got > 100 {
-			break
-		}
-	}
-	if got <= 100 {
+	if got := gogcAfterGC(func(p int) bool { return p > 100 }); got <= 100 {
 		t.Fatalf("GOGC = %d after collections with a small heap, want > 100", got)
 	}
 	stop()
