@@ -231,8 +231,9 @@ func (c *Converter) never() *jsonschema.Schema {
 // converters to reuse, and empties them. Call it only once nothing
 // reaches them any more (typically right after [Marshal] of the schema
 // they are part of, and any check of it): a schema in use would change
-// under its holder. Not calling it is safe; they are then garbage like
-// any other.
+// under its holder. It ends the converter's use too (its $defs are among
+// those schemas). Not calling it is safe; they are then garbage like any
+// other.
 func (c *Converter) Release() {
 	for i, ch := range c.chunks {
 		n := len(ch)
