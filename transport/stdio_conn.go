@@ -89,14 +89,18 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	head, result, tail, err := encodeParts(msg)
+	_, pieces := c.out.(partsWriter)
+	if r, ok := msg.(*jsonrpc.Response); !ok || len(r.Result) < inPlaceResult {
+		pieces = false
+	}
+	head, result, tail, err := encodeParts(msg, !pieces)
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
-	if pw, ok := c.out.(partsWriter); ok && len(result) >= inPlaceResult {
-		err = pw.writeParts(head, result, tail)
+	if result != nil {
+		err = c.out.(partsWriter).writeParts(head, result, tail)
 	} else {
-		_, err = c.out.Write(joinParts(head, result, tail))
+		_, err = c.out.Write(head)
 	}
 	if err != nil {
 		return fmt.Errorf("writing to stdout: %w", err)
@@ -136,22 +140,28 @@ func (c *stdioConn) SessionID() string { return "" }
 // (for GitHub's 2.47 MB tools/list, a tenth of a cached restart's CPU).
 // Here the envelope is written around them as they are.
 func encodeLine(msg jsonrpc.Message) ([]byte, error) {
-	head, result, tail, err := encodeParts(msg)
-	if err != nil {
-		return nil, err
-	}
-	return joinParts(head, result, tail), nil
+	line, _, _, err := encodeParts(msg, true)
+	return line, err
 }
 
-// encodeParts is encodeLine in pieces: for the shortcut, the envelope up
-// to the result, go-sdk's result bytes themselves and the end of the line;
-// otherwise the whole line in head.
-func encodeParts(msg jsonrpc.Message) (head, result, tail []byte, err error) {
+// encodeParts is encodeLine in pieces. For the shortcut with whole false:
+// the envelope up to the result, go-sdk's result bytes themselves and the
+// end of the line. Otherwise the whole line is in head (result and tail
+// nil), built in one buffer.
+func encodeParts(msg jsonrpc.Message, whole bool) (head, result, tail []byte, err error) {
 	if r, ok := msg.(*jsonrpc.Response); ok && r.Error == nil && len(r.Result) > 0 {
-		buf := make([]byte, 0, 64)
+		size := 64
+		if whole {
+			size += len(r.Result)
+		}
+		buf := make([]byte, 0, size)
 		buf = append(buf, `{"jsonrpc":"2.0","id":`...)
 		if buf, ok = appendPlainID(buf, r.ID.Raw()); ok {
-			return append(buf, `,"result":`...), r.Result, lineEnd, nil
+			buf = append(buf, `,"result":`...)
+			if whole {
+				return append(append(buf, r.Result...), lineEnd...), nil, nil, nil
+			}
+			return buf, r.Result, lineEnd, nil
 		}
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
@@ -162,16 +172,6 @@ func encodeParts(msg jsonrpc.Message) (head, result, tail []byte, err error) {
 }
 
 var lineEnd = []byte("}\n")
-
-// joinParts is head, result and tail in one new buffer (head alone when
-// there is no result).
-func joinParts(head, result, tail []byte) []byte {
-	if len(result) == 0 && len(tail) == 0 {
-		return head
-	}
-	buf := make([]byte, 0, len(head)+len(result)+len(tail))
-	return append(append(append(buf, head...), result...), tail...)
-}
 
 // appendPlainID appends id as encoding/json writes it, for an int64 or a
 // string of printable ASCII other than '"' and '\\' (which it writes as

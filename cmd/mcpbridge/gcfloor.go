@@ -53,8 +53,8 @@ const gcFloorBytes = 16 << 20
 // minGOGC bounds the tuner below: the heap goal stays at least 1.25x the
 // live heap, so that a burst of allocation between two collections (the
 // pacer's estimate lags) does not turn into back-to-back cycles. Measured
-// with 1 MiB answers at concurrency 32 (mcpbench, 2 A/B pairs): peak RSS
-// stdio 240-266 MiB at 50, 183-186 at 25; HTTP 284-301 at 50, 198-214 at
+// with 1 MiB answers at concurrency 32 (mcpbench, 4 A/B pairs): peak RSS
+// stdio 240-288 MiB at 50, 183-212 at 25; HTTP 249-301 at 50, 198-255 at
 // 25; server CPU per call the same within noise at both.
 const minGOGC = 25
 
