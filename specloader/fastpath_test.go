@@ -2,9 +2,12 @@ package specloader_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -58,6 +61,12 @@ func TestJSONFastPathMatchesKin(t *testing.T) {
 			if w, g := countSchemas(t, want), countSchemas(t, res.Doc); w != g {
 				t.Errorf("schemas reachable: kin %d, fast path %d", w, g)
 			}
+			// A $ref resolved to the wrong schema marshals the same (as
+			// {"$ref": ...}); the walk, which follows resolved $refs once
+			// each, sees what each one points at.
+			if diff := cmp.Diff(walkSequence(t, want), walkSequence(t, res.Doc)); diff != "" {
+				t.Errorf("resolved $refs differ (-kin +fast):\n%.4000s", diff)
+			}
 		})
 	}
 }
@@ -85,6 +94,27 @@ func countSchemas(t *testing.T, doc *openapi3.T) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// walkSequence lists the schemas WalkSchemas visits, in order, each as its
+// pointer, its $ref and an outline of the schema it resolved to (type,
+// title, property names): the same list for two models means every $ref
+// led to the same schema.
+func walkSequence(t *testing.T, doc *openapi3.T) []string {
+	t.Helper()
+	var out []string
+	err := doc.WalkSchemas(func(ptr string, sr *openapi3.SchemaRef) error {
+		line := ptr + " " + sr.Ref
+		if v := sr.Value; v != nil {
+			line += fmt.Sprintf(" %v %q %q", v.Type, v.Title, slices.Sorted(maps.Keys(v.Properties)))
+		}
+		out = append(out, line)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func TestJSONDuplicateKeysLastWins(t *testing.T) {

@@ -350,6 +350,7 @@ func (s *session) decode(p probeResult, body []byte, loc *url.URL) (doc *openapi
 		if err != nil {
 			return nil, false, err
 		}
+		prelink(doc) // prelink.go
 		if err := kl.ResolveRefsIn(doc, loc); err != nil {
 			return nil, false, fmt.Errorf("resolving references: %w", err)
 		}
@@ -378,6 +379,7 @@ func (s *session) decodePruned(jd *jsonDoc, plan *prunePlan, loc *url.URL) (*ope
 		s.pruning = false
 		s.mu.Unlock()
 	}()
+	prelink(doc)
 	if err := s.kinLoader().ResolveRefsIn(doc, loc); err != nil {
 		return nil, fmt.Errorf("resolving references: %w", err)
 	}
