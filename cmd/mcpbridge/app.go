@@ -88,8 +88,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Provisioning allocates several times the spec's size in
 		// short-lived trees: twice the default headroom saves collections
-		// there (GitHub's first start: 0.2-0.3 s of CPU). Serving goes back
-		// to Go's default (serveBuilt): with 1 MiB answers at 32 in flight
+		// there (GitHub's first start: 0.2-0.3 s of CPU). Serve builds the
+		// tools at GOGC 100 (build.go) and serving goes back to Go's
+		// default (serveBuilt): with 1 MiB answers at 32 in flight
 		// the doubled headroom is a third of the peak RSS (749 → 482 MiB
 		// over stdio at GOGC 100), and at small calls the difference
 		// measured as noise.
