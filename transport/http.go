@@ -173,7 +173,13 @@ func (g guard) wrap(next http.Handler) http.Handler {
 const RemoteHeader = "X-Mcpbridge-Remote"
 
 func withRemote(r *http.Request) *http.Request {
-	r2 := r.Clone(r.Context())
+	// A shallow copy with its own headers (what Clone would deep-copy
+	// besides, the URL, forms and trailers, nothing downstream modifies).
+	r2 := r.WithContext(r.Context())
+	r2.Header = r.Header.Clone()
+	if r2.Header == nil {
+		r2.Header = http.Header{}
+	}
 	r2.Header.Set(RemoteHeader, r.RemoteAddr)
 	return r2
 }

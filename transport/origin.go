@@ -79,7 +79,16 @@ func cors(w http.ResponseWriter, r *http.Request) (preflight bool) {
 // loopback host.
 func hostAllowed(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil || !isLoopbackHost(local.String()) {
+	if !ok || local == nil {
+		return true
+	}
+	if tcp, isTCP := local.(*net.TCPAddr); isTCP {
+		// The usual listener: no formatting and parsing of the address on
+		// every request.
+		if !tcp.IP.IsLoopback() {
+			return true
+		}
+	} else if !isLoopbackHost(local.String()) {
 		return true
 	}
 	return isLoopbackHost(r.Host)

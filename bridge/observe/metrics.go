@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,7 +49,57 @@ type Metrics struct {
 	tools      prometheus.Gauge
 
 	labels  *toolLabels
+	series  sync.Map // tool label → *toolSeries
 	handler http.Handler
+}
+
+// toolSeries holds a tool's children of the vectors, looked up once rather
+// than at every call (each WithLabelValues hashes and checks its values).
+// Like the vectors' own children they are created on first use: a tool's
+// upstream histogram appears with its first call that sent a request.
+type toolSeries struct {
+	duration       prometheus.Observer
+	retries, bytes prometheus.Counter
+	upstream       atomic.Pointer[prometheus.Observer]
+	calls          [kindSlots]atomic.Pointer[prometheus.Counter] // by outcome kind
+}
+
+// kindSlots bounds the outcome kinds toolSeries caches; a kind beyond it
+// (none today) is looked up at each call.
+const kindSlots = 32
+
+func (m *Metrics) seriesOf(tool string) *toolSeries {
+	if s, ok := m.series.Load(tool); ok {
+		return s.(*toolSeries)
+	}
+	s := &toolSeries{
+		duration: m.duration.WithLabelValues(tool),
+		retries:  m.retries.WithLabelValues(tool),
+		bytes:    m.bytes.WithLabelValues(tool),
+	}
+	actual, _ := m.series.LoadOrStore(tool, s)
+	return actual.(*toolSeries)
+}
+
+func (m *Metrics) callCounter(s *toolSeries, tool string, kind bridge.ErrorKind) prometheus.Counter {
+	if int(kind) >= kindSlots {
+		return m.calls.WithLabelValues(tool, kind.String())
+	}
+	if c := s.calls[kind].Load(); c != nil {
+		return *c
+	}
+	c := m.calls.WithLabelValues(tool, kind.String())
+	s.calls[kind].Store(&c)
+	return c
+}
+
+func (m *Metrics) upstreamObserver(s *toolSeries, tool string) prometheus.Observer {
+	if o := s.upstream.Load(); o != nil {
+		return *o
+	}
+	o := m.upstream.WithLabelValues(tool)
+	s.upstream.Store(&o)
+	return o
 }
 
 // NewMetrics creates the bridge's metrics and registers them, with the Go
@@ -209,16 +261,17 @@ func (m *Metrics) record(tool string, out *bridge.Outcome, took time.Duration) {
 	if out != nil {
 		kind = out.Kind
 	}
-	m.calls.WithLabelValues(tool, kind.String()).Inc()
-	m.duration.WithLabelValues(tool).Observe(took.Seconds())
+	s := m.seriesOf(tool)
+	m.callCounter(s, tool, kind).Inc()
+	s.duration.Observe(took.Seconds())
 	if out == nil {
 		return
 	}
 	if out.Attempts > 0 {
-		m.upstream.WithLabelValues(tool).Observe(out.Upstream.Seconds())
+		m.upstreamObserver(s, tool).Observe(out.Upstream.Seconds())
 	}
-	m.retries.WithLabelValues(tool).Add(float64(retries(out)))
-	m.bytes.WithLabelValues(tool).Add(float64(max(out.BytesOut, 0)))
+	s.retries.Add(float64(retries(out)))
+	s.bytes.Add(float64(max(out.BytesOut, 0)))
 }
 
 // toolName is the catalog's name of the tool called.
