@@ -31,20 +31,32 @@ func prelink(doc *openapi3.T) {
 	}
 	l := linker{c: doc.Components}
 	c := doc.Components
+	// The components themselves are walked, not linked: a component that
+	// is a $ref is left to kin.
 	for _, s := range c.Schemas {
-		l.schemaRoot(s)
+		if s != nil && s.Ref == "" {
+			l.schemaValue(s.Value)
+		}
 	}
 	for _, p := range c.Parameters {
-		l.parameterRoot(p)
+		if p != nil && p.Ref == "" {
+			l.parameterValue(p.Value)
+		}
 	}
 	for _, h := range c.Headers {
-		l.headerRoot(h)
+		if h != nil && h.Ref == "" && h.Value != nil {
+			l.parameterValue(&h.Value.Parameter)
+		}
 	}
 	for _, b := range c.RequestBodies {
-		l.requestBodyRoot(b)
+		if b != nil && b.Ref == "" && b.Value != nil {
+			l.content(b.Value.Content)
+		}
 	}
 	for _, r := range c.Responses {
-		l.responseRoot(r)
+		if r != nil && r.Ref == "" {
+			l.responseValue(r.Value)
+		}
 	}
 	for _, cb := range c.Callbacks {
 		if cb != nil && cb.Ref == "" {
@@ -84,28 +96,71 @@ func localName(ref, section string) string {
 	return name
 }
 
-// schemaRoot walks a component schema: a $ref there is left to kin.
-func (l linker) schemaRoot(s *openapi3.SchemaRef) {
-	if s != nil && s.Ref == "" {
-		l.schemaValue(s.Value)
+// target is the value of the component of section that the plain local
+// reference ref names, or nil: when there is none, or when it is itself a
+// $ref (kin follows those). open reads a component's $ref and value.
+func target[R, V any](comps map[string]*R, section, ref string, open func(*R) (string, *V)) *V {
+	if t := comps[localName(ref, section)]; t != nil {
+		if tref, v := open(t); tref == "" {
+			return v
+		}
 	}
+	return nil
 }
 
 // schema links s when it is a plain local reference, or walks its inline
-// value.
+// value; so do parameter, header, requestBody and response for theirs.
 func (l linker) schema(s *openapi3.SchemaRef) {
-	if s == nil {
-		return
-	}
-	if s.Ref == "" {
+	switch {
+	case s == nil:
+	case s.Ref == "":
 		l.schemaValue(s.Value)
-		return
+	case s.Value == nil:
+		s.Value = target(l.c.Schemas, "schemas", s.Ref, func(t *openapi3.SchemaRef) (string, *openapi3.Schema) { return t.Ref, t.Value })
 	}
-	if s.Value != nil {
-		return
+}
+
+func (l linker) parameter(p *openapi3.ParameterRef) {
+	switch {
+	case p == nil:
+	case p.Ref == "":
+		l.parameterValue(p.Value)
+	case p.Value == nil:
+		p.Value = target(l.c.Parameters, "parameters", p.Ref, func(t *openapi3.ParameterRef) (string, *openapi3.Parameter) { return t.Ref, t.Value })
 	}
-	if t := l.c.Schemas[localName(s.Ref, "schemas")]; t != nil && t.Ref == "" && t.Value != nil {
-		s.Value = t.Value
+}
+
+func (l linker) header(h *openapi3.HeaderRef) {
+	switch {
+	case h == nil:
+	case h.Ref == "":
+		if h.Value != nil {
+			l.parameterValue(&h.Value.Parameter)
+		}
+	case h.Value == nil:
+		h.Value = target(l.c.Headers, "headers", h.Ref, func(t *openapi3.HeaderRef) (string, *openapi3.Header) { return t.Ref, t.Value })
+	}
+}
+
+func (l linker) requestBody(b *openapi3.RequestBodyRef) {
+	switch {
+	case b == nil:
+	case b.Ref == "":
+		if b.Value != nil {
+			l.content(b.Value.Content)
+		}
+	case b.Value == nil:
+		b.Value = target(l.c.RequestBodies, "requestBodies", b.Ref, func(t *openapi3.RequestBodyRef) (string, *openapi3.RequestBody) { return t.Ref, t.Value })
+	}
+}
+
+func (l linker) response(r *openapi3.ResponseRef) {
+	switch {
+	case r == nil:
+	case r.Ref == "":
+		l.responseValue(r.Value)
+	case r.Value == nil:
+		r.Value = target(l.c.Responses, "responses", r.Ref, func(t *openapi3.ResponseRef) (string, *openapi3.Response) { return t.Ref, t.Value })
 	}
 }
 
@@ -156,104 +211,10 @@ func (l linker) content(c openapi3.Content) {
 	}
 }
 
-func (l linker) parameterRoot(p *openapi3.ParameterRef) {
-	if p != nil && p.Ref == "" {
-		l.parameterValue(p.Value)
-	}
-}
-
-func (l linker) parameter(p *openapi3.ParameterRef) {
-	if p == nil {
-		return
-	}
-	if p.Ref == "" {
-		l.parameterValue(p.Value)
-		return
-	}
-	if p.Value != nil {
-		return
-	}
-	if t := l.c.Parameters[localName(p.Ref, "parameters")]; t != nil && t.Ref == "" && t.Value != nil {
-		p.Value = t.Value
-	}
-}
-
 func (l linker) parameterValue(v *openapi3.Parameter) {
 	if v != nil {
 		l.schema(v.Schema)
 		l.content(v.Content)
-	}
-}
-
-func (l linker) headerRoot(h *openapi3.HeaderRef) {
-	if h != nil && h.Ref == "" {
-		l.headerValue(h.Value)
-	}
-}
-
-func (l linker) header(h *openapi3.HeaderRef) {
-	if h == nil {
-		return
-	}
-	if h.Ref == "" {
-		l.headerValue(h.Value)
-		return
-	}
-	if h.Value != nil {
-		return
-	}
-	if t := l.c.Headers[localName(h.Ref, "headers")]; t != nil && t.Ref == "" && t.Value != nil {
-		h.Value = t.Value
-	}
-}
-
-func (l linker) headerValue(v *openapi3.Header) {
-	if v != nil {
-		l.parameterValue(&v.Parameter)
-	}
-}
-
-func (l linker) requestBodyRoot(b *openapi3.RequestBodyRef) {
-	if b != nil && b.Ref == "" && b.Value != nil {
-		l.content(b.Value.Content)
-	}
-}
-
-func (l linker) requestBody(b *openapi3.RequestBodyRef) {
-	if b == nil {
-		return
-	}
-	if b.Ref == "" {
-		l.requestBodyRoot(b)
-		return
-	}
-	if b.Value != nil {
-		return
-	}
-	if t := l.c.RequestBodies[localName(b.Ref, "requestBodies")]; t != nil && t.Ref == "" && t.Value != nil {
-		b.Value = t.Value
-	}
-}
-
-func (l linker) responseRoot(r *openapi3.ResponseRef) {
-	if r != nil && r.Ref == "" {
-		l.responseValue(r.Value)
-	}
-}
-
-func (l linker) response(r *openapi3.ResponseRef) {
-	if r == nil {
-		return
-	}
-	if r.Ref == "" {
-		l.responseValue(r.Value)
-		return
-	}
-	if r.Value != nil {
-		return
-	}
-	if t := l.c.Responses[localName(r.Ref, "responses")]; t != nil && t.Ref == "" && t.Value != nil {
-		r.Value = t.Value
 	}
 }
 
