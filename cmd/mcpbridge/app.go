@@ -77,14 +77,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	red = cfg.logRedactor()
-	log, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	log, usageLog, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
 	if err != nil {
 		return err
 	}
 	// Every log line passes through the sanitizer, whatever the call site.
-	log = log.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapredact.Wrap(c, red) }))
-	defer log.Sync() //nolint:errcheck // stderr sync errors are not actionable
-	a := &app{cfg: cfg, log: log, stdin: stdin, stdout: stdout, stderr: stderr}
+	redacted := zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapredact.Wrap(c, red) })
+	log, usageLog = log.WithOptions(redacted), usageLog.WithOptions(redacted)
+	defer log.Sync() //nolint:errcheck // stderr sync errors are not actionable; also writes waiting usage records
+	a := &app{cfg: cfg, log: log, usageLog: usageLog, stdin: stdin, stdout: stdout, stderr: stderr}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Provisioning allocates several times the spec's size in
 		// short-lived trees: twice the default headroom saves collections
@@ -135,11 +136,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // app wires configuration into the packages.
 type app struct {
-	cfg    *Config
-	log    *zap.Logger
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer // for the demo's note to a person; logs go through log
+	cfg *Config
+	log *zap.Logger
+	// usageLog writes the per-call usage records (observe.Usage); its lines
+	// may wait briefly in a buffer that log's lines and Sync write out first.
+	usageLog *zap.Logger
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer // for the demo's note to a person; logs go through log
 
 	// specData and whitelistData, when set, are used instead of cfg.Spec
 	// and cfg.Whitelist (the embedded demo).
@@ -197,7 +201,7 @@ func (a *app) middlewares() ([]bridge.Middleware, error) {
 	if maxQueue == 0 {
 		maxQueue = -1 // limit.Options: negative is no queue
 	}
-	mws := []bridge.Middleware{m.Middleware(), observe.Usage(a.log, uo)}
+	mws := []bridge.Middleware{m.Middleware(), observe.Usage(a.usageLog, uo)}
 	if a.tracing != nil {
 		mws = slices.Insert(mws, 1, trace.Middleware(a.tracing.TracerProvider()))
 	}
@@ -379,7 +383,11 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 		}
 		return transport.ServeHTTP(ctx, srv.MCP(), opts, a.log)
 	}
-	return transport.ServeStdioWithOptions(ctx, srv.MCP(), io.NopCloser(a.stdin), nopWriteCloser{a.stdout},
+	// A host's pipes are read and written through the poller (no thread
+	// blocked in read(2) between messages); a terminal stays as it is.
+	in, out, restore := transport.PollableStdio(a.stdin, a.stdout)
+	defer restore()
+	return transport.ServeStdioWithOptions(ctx, srv.MCP(), io.NopCloser(in), nopWriteCloser{out},
 		transport.StdioOptions{MaxMessageBytes: a.cfg.MaxMessageBytes, MaxJSONDepth: a.cfg.MaxJSONDepth}, a.log)
 }
 
