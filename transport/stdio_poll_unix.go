@@ -21,10 +21,11 @@ import (
 // Once the line arrives, that thread has to take a processor back from
 // whichever thread the runtime handed it to meanwhile, which costs thread
 // wake-ups and context switches on every message; a non-blocking
-// descriptor is woken through the poller like a socket. Measured over stdio
-// with small answers (mcpbench's harness, interleaved): the bridge's
-// overhead 1.03-1.05x the floor's before, 0.89-0.91x with both streams
-// pollable.
+// descriptor is woken through the poller like a socket. Measured across
+// processes with small answers (three runs, interleaved with the floor and
+// the same build without it): the bridge's overhead over the floor's
+// 1.10-1.11x without, 1.06-1.07x with. In one process (BenchmarkStdioCallOSPipe,
+// the client on the same runtime) the two are equal.
 //
 // O_NONBLOCK belongs to the open file description, which a duplicate
 // shares with the original (and with any process that inherited it), so it
