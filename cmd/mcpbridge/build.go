@@ -198,7 +198,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 		// mcpbench's cold phase, 2×7 runs with the peer in each: peak
 		// 147.0 and 146.5 MiB (the peer's 158.6 and 153.7), first start
 		// 0.88x and 0.91x the peer's (without: 0.86x and 0.97x).
-		go debug.FreeOSMemory()
+		go returnMemory()
 	}
 	c, err := bridge.New(ops, bopts)
 	if err != nil {

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"runtime/debug"
+	"runtime/metrics"
+)
+
+// minReturnBytes is the heap below which returnMemory does nothing.
+const minReturnBytes = 32 << 20
+
+// returnMemory is debug.FreeOSMemory (a forced collection, then every
+// free page back to the OS) for a heap large enough for it to matter: a
+// heap of minReturnBytes or more, garbage included. It is for the calls on
+// the way to the first tools/list (during the build, before the deferred
+// work); below the bound, the few MiB they could return do not pay for a
+// collection and the madvise calls in the middle of a start. Petstore's
+// first start, a pipe reader, 15 interleaved runs: list 64.7 → 57.7 ms
+// median, idle RSS 23.6 → 23.8 MiB (the call after the deferred work,
+// off that path, stays unconditional).
+func returnMemory() {
+	if heapBytes() < minReturnBytes {
+		return
+	}
+	debug.FreeOSMemory()
+}
+
+// heapBytes is the memory the heap holds from the OS: objects (live or
+// not yet swept), free and unused span memory; released pages excluded.
+func heapBytes() uint64 {
+	s := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"},
+	}
+	metrics.Read(s)
+	var n uint64
+	for _, v := range s {
+		if v.Value.Kind() == metrics.KindUint64 {
+			n += v.Value.Uint64()
+		}
+	}
+	return n
+}
