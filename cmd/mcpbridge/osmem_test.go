@@ -2,6 +2,7 @@ package main
 
 import (
 	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -22,6 +23,18 @@ func TestHeapBytesSeesTheHeap(t *testing.T) {
 		t.Errorf("returnMemory did not collect over a heap of %d bytes", heapBytes())
 	}
 	runtime.KeepAlive(big)
+
+	// Without it, a small heap is left alone: no collection.
+	big = nil
+	debug.FreeOSMemory()
+	if h := heapBytes(); h >= minReturnBytes {
+		t.Fatalf("the test's heap is %d bytes after freeing, expected under %d", h, minReturnBytes)
+	}
+	before = numGC()
+	returnMemory()
+	if n := numGC(); n != before {
+		t.Errorf("returnMemory collected (%d → %d) over a heap of %d bytes", before, n, heapBytes())
+	}
 }
 
 func numGC() uint32 {
