@@ -5,6 +5,7 @@ package transport
 import (
 	"io"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,52 +34,98 @@ import (
 // restore puts back the mode each had and closes the duplicates. Call
 // restore once serving is over; it is never nil.
 func PollableStdio(in io.Reader, out io.Writer) (io.Reader, io.Writer, func()) {
-	var undo []func()
-	if f, ok := in.(*os.File); ok {
-		if p, restore := pollable(f); p != nil {
-			in = p
-			undo = append(undo, restore)
-		}
+	// Both modes are read before either is changed: stdin and stdout may be
+	// one description (a socket from inetd), and out must not mistake the
+	// flag set for in for its own.
+	fin, _ := in.(*os.File)
+	fout, _ := out.(*os.File)
+	sin, sout := inspect(fin), inspect(fout)
+	var made []*pollFile
+	if p := sin.duplicate(); p != nil {
+		in = p.dup
+		made = append(made, p)
 	}
-	if f, ok := out.(*os.File); ok {
-		if p, restore := pollable(f); p != nil {
-			out = p
-			undo = append(undo, restore)
-		}
+	if p := sout.duplicate(); p != nil {
+		out = p.dup
+		made = append(made, p)
 	}
 	return in, out, func() {
-		for _, u := range undo {
-			u()
+		// The duplicates are closed first, while the description is still
+		// non-blocking: a read or write pending in the poller then returns
+		// at once. Clearing the flag first could turn a pending read into a
+		// blocking read(2) that Close would wait for.
+		for _, p := range made {
+			_ = p.dup.Close()
+		}
+		for _, p := range made {
+			if !p.wasNonblock {
+				_ = p.orig.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
+			}
 		}
 	}
 }
 
-// pollable returns a non-blocking duplicate of f when f is a pipe or a
-// socket, with the function that restores f's mode and closes the
-// duplicate; nil when f is of another kind or anything fails (f is then
-// used as it is, blocking, which works the same, only slower).
-func pollable(f *os.File) (*os.File, func()) {
+// stdioFile is what inspect learned of one standard stream.
+type stdioFile struct {
+	rc          syscall.RawConn // nil: leave the file as it is
+	wasNonblock bool
+	name        string
+}
+
+// pollFile is a pollable duplicate and what restoring its original needs.
+type pollFile struct {
+	dup         *os.File
+	orig        syscall.RawConn
+	wasNonblock bool
+}
+
+// inspect reports whether f (nil: not a file) is a pipe or a socket, and
+// its blocking mode. FIFOs are left alone on Darwin and the BSDs, where
+// kqueue does not report the last writer closing a named FIFO (Go's os
+// package keeps them out of its poller for that reason, golang/go#24164);
+// a host there gives a server sockets or pipes that the fstat mode cannot
+// tell from named FIFOs.
+func inspect(f *os.File) stdioFile {
+	if f == nil {
+		return stdioFile{}
+	}
 	rc, err := f.SyscallConn() // Fd would switch a pollable f to blocking
 	if err != nil {
-		return nil, nil
+		return stdioFile{}
 	}
-	var (
-		dup         = -1
-		wasNonblock bool
-	)
+	var out stdioFile
 	cerr := rc.Control(func(fd uintptr) {
 		var st unix.Stat_t
 		if unix.Fstat(int(fd), &st) != nil {
 			return
 		}
-		if kind := st.Mode & unix.S_IFMT; kind != unix.S_IFIFO && kind != unix.S_IFSOCK {
+		switch kind := st.Mode & unix.S_IFMT; {
+		case kind == unix.S_IFSOCK:
+		case kind == unix.S_IFIFO && fifoPollable:
+		default:
 			return
 		}
 		flags, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
 		if err != nil {
 			return
 		}
-		nb := flags&unix.O_NONBLOCK != 0
+		out = stdioFile{rc: rc, wasNonblock: flags&unix.O_NONBLOCK != 0, name: f.Name()}
+	})
+	if cerr != nil {
+		return stdioFile{}
+	}
+	return out
+}
+
+// duplicate returns a non-blocking duplicate of the inspected file, or nil
+// when it is of another kind or anything fails (the file is then used as
+// it is, blocking, which works the same, only slower).
+func (s stdioFile) duplicate() *pollFile {
+	if s.rc == nil {
+		return nil
+	}
+	dup := -1
+	cerr := s.rc.Control(func(fd uintptr) {
 		d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
 		if err != nil {
 			return
@@ -87,17 +134,11 @@ func pollable(f *os.File) (*os.File, func()) {
 			unix.Close(d) //nolint:errcheck // nothing was handed out
 			return
 		}
-		dup, wasNonblock = d, nb
+		dup = d
 	})
 	if cerr != nil || dup < 0 {
-		return nil, nil
+		return nil
 	}
 	// NewFile sees O_NONBLOCK and registers the descriptor with the poller.
-	p := os.NewFile(uintptr(dup), f.Name())
-	return p, func() {
-		if !wasNonblock {
-			_ = rc.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
-		}
-		_ = p.Close()
-	}
+	return &pollFile{dup: os.NewFile(uintptr(dup), s.name), orig: s.rc, wasNonblock: s.wasNonblock}
 }

@@ -32,42 +32,44 @@ func nonblocking(t *testing.T, f *os.File) bool {
 	return flags&unix.O_NONBLOCK != 0
 }
 
-// TestPollableStdioPipes: a host's pipes are replaced by duplicates that
+// blockingPair returns two connected blocking descriptors, each owned by
+// one *os.File that os keeps out of its poller, as os.Stdin and os.Stdout
+// are: a socket pair, or with pipe a pipe (read end, write end).
+func blockingPair(t *testing.T, pipe bool) (a, b *os.File) {
+	t.Helper()
+	var fds [2]int
+	if pipe {
+		if err := unix.Pipe(fds[:]); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		var err error
+		if fds, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b = os.NewFile(uintptr(fds[0]), "a"), os.NewFile(uintptr(fds[1]), "b")
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
+}
+
+// checkPollable: in and out replace stdin and stdout with duplicates that
 // the poller serves (only those accept deadlines), data flows through
-// them, and restore puts the blocking mode back and closes the duplicates.
-func TestPollableStdioPipes(t *testing.T) {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inR.Close()
-	defer inW.Close()
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer outR.Close()
-	defer outW.Close()
-	// The ends a child process inherits are blocking; os.Pipe's are not.
-	for _, f := range []*os.File{inR, outW} {
-		rc, _ := f.SyscallConn()
-		_ = rc.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
-	}
-	// A file os wraps as blocking, as os.Stdin and os.Stdout are.
-	stdin := os.NewFile(inR.Fd(), "stdin-copy")
-	stdout := os.NewFile(outW.Fd(), "stdout-copy")
+// them, a read pending at restore returns, and restore puts the blocking
+// mode back. client and server are the other ends of stdin and stdout.
+func checkPollable(t *testing.T, stdin, client, stdout, server *os.File) {
+	t.Helper()
 	if stdin.SetReadDeadline(time.Now().Add(time.Hour)) == nil {
 		t.Fatal("the blocking stdin accepts a deadline: the test cannot tell pollable from not")
 	}
-
 	in, out, restore := transport.PollableStdio(stdin, stdout)
 	pin, ok := in.(*os.File)
 	if !ok || pin == stdin {
-		t.Fatalf("PollableStdio(pipe) returned %T %p, want a new *os.File", in, in)
+		t.Fatalf("PollableStdio returned %T %p for in, want a new *os.File", in, in)
 	}
 	pout, ok := out.(*os.File)
 	if !ok || pout == stdout {
-		t.Fatalf("PollableStdio(pipe) returned %T %p for out, want a new *os.File", out, out)
+		t.Fatalf("PollableStdio returned %T %p for out, want a new *os.File", out, out)
 	}
 	if err := pin.SetReadDeadline(time.Now().Add(time.Hour)); err != nil {
 		t.Errorf("pollable stdin refuses a deadline (%v): it is not in the poller", err)
@@ -79,7 +81,7 @@ func TestPollableStdioPipes(t *testing.T) {
 		t.Error("the descriptions are not non-blocking while serving")
 	}
 
-	if _, err := inW.Write([]byte("ping\n")); err != nil {
+	if _, err := client.Write([]byte("ping\n")); err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 16)
@@ -90,7 +92,7 @@ func TestPollableStdioPipes(t *testing.T) {
 	if _, err := pout.Write([]byte("pong\n")); err != nil {
 		t.Fatal(err)
 	}
-	n, err = outR.Read(buf)
+	n, err = server.Read(buf)
 	if err != nil || string(buf[:n]) != "pong\n" {
 		t.Fatalf("read what the pollable stdout wrote: %q, %v", buf[:n], err)
 	}
@@ -113,13 +115,47 @@ func TestPollableStdioPipes(t *testing.T) {
 	if nonblocking(t, stdin) || nonblocking(t, stdout) {
 		t.Error("restore left the descriptions non-blocking")
 	}
-	// The originals still work.
-	if _, err := inW.Write([]byte("x")); err != nil {
+	// The originals still work, blocking.
+	if _, err := client.Write([]byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := stdin.Read(buf); err != nil || n != 1 {
 		t.Errorf("the original stdin after restore: %d, %v", n, err)
 	}
+}
+
+// TestPollableStdioSockets: stdin and stdout are sockets (a host on Node.js
+// gives its children socket pairs).
+func TestPollableStdioSockets(t *testing.T) {
+	stdin, client := blockingPair(t, false)
+	stdout, server := blockingPair(t, false)
+	checkPollable(t, stdin, client, stdout, server)
+}
+
+// TestPollableStdioOneSocket: stdin and stdout are one socket description
+// (inetd); restore still leaves it blocking, as it was.
+func TestPollableStdioOneSocket(t *testing.T) {
+	conn, peer := blockingPair(t, false)
+	stdout := os.NewFile(uintptr(mustDup(t, conn)), "stdout")
+	t.Cleanup(func() { stdout.Close() })
+	checkPollable(t, conn, peer, stdout, peer)
+}
+
+func mustDup(t *testing.T, f *os.File) int {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := -1
+	var derr error
+	if err := rc.Control(func(u uintptr) { fd, derr = unix.Dup(int(u)) }); err != nil {
+		t.Fatal(err)
+	}
+	if derr != nil {
+		t.Fatal(derr)
+	}
+	return fd
 }
 
 // TestPollableStdioLeavesOthers: a regular file, a terminal-less reader and

@@ -77,14 +77,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	red = cfg.logRedactor()
-	log, usageLog, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	log, usageLog, flushLog, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
 	if err != nil {
 		return err
 	}
 	// Every log line passes through the sanitizer, whatever the call site.
 	redacted := zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapredact.Wrap(c, red) })
 	log, usageLog = log.WithOptions(redacted), usageLog.WithOptions(redacted)
-	defer log.Sync() //nolint:errcheck // stderr sync errors are not actionable; also writes waiting usage records
+	defer flushLog() //nolint:errcheck // stderr errors are not actionable; writes the waiting usage records
 	a := &app{cfg: cfg, log: log, usageLog: usageLog, stdin: stdin, stdout: stdout, stderr: stderr}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Provisioning allocates several times the spec's size in

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -14,15 +15,16 @@ import (
 )
 
 // newLogger builds the process logger and the logger of the per-call usage
-// records. Both write to w (stderr) only: in stdio mode stdout belongs to
+// records, with the function that writes the waiting records when the
+// process is done (later records are then written at once). Both write to w (stderr) only: in stdio mode stdout belongs to
 // the protocol. The usage records may wait up to usageDelay in a buffer
 // (see logSink), so that a call's answer does not wait for a write(2) of
 // its record; every other line is written at once, after the records
 // before it.
-func newLogger(w io.Writer, level, format string) (log, usage *zap.Logger, err error) {
+func newLogger(w io.Writer, level, format string) (log, usage *zap.Logger, flush func() error, err error) {
 	lvl, err := zapcore.ParseLevel(level)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	encCfg := zap.NewProductionEncoderConfig()
 	encCfg.EncodeTime = zapcore.ISO8601TimeEncoder
@@ -36,7 +38,7 @@ func newLogger(w io.Writer, level, format string) (log, usage *zap.Logger, err e
 	sink := newLogSink(w, usageDelay)
 	log = zap.New(zapcore.NewCore(enc, sink, lvl))
 	usage = zap.New(zapcore.NewCore(enc.Clone(), deferredSink{sink}, lvl))
-	return log, usage, nil
+	return log, usage, sink.stop, nil
 }
 
 // usageDelay bounds how long a usage record waits in the buffer. Over
@@ -63,20 +65,29 @@ type logSink struct {
 	pending []byte
 	timer   *time.Timer // armed while pending holds records
 	armed   bool
+	stopped bool // after stop: records are written at once
 }
 
 func newLogSink(w io.Writer, delay time.Duration) *logSink {
 	return &logSink{w: w, delay: delay}
 }
 
-// Write writes the pending records, then p.
+// Write writes the pending records, then p (even if they failed).
 func (s *logSink) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.flushLocked(); err != nil {
-		return 0, err
-	}
-	return s.w.Write(p)
+	ferr := s.flushLocked()
+	n, err := s.w.Write(p)
+	return n, errors.Join(ferr, err)
+}
+
+// stop writes the pending records, and every record after them at once:
+// a handler that outlives the shutdown still gets its record out.
+func (s *logSink) stop() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	return s.flushLocked()
 }
 
 // Sync writes the pending records.
@@ -91,6 +102,9 @@ func (s *logSink) Sync() error {
 func (s *logSink) later(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.stopped {
+		return s.w.Write(p)
+	}
 	s.pending = append(s.pending, p...)
 	if len(s.pending) >= maxPendingLog {
 		return len(p), s.flushLocked()

@@ -41,7 +41,7 @@ func (w *lineWriter) count() int {
 // the next other line writes it first, in order, and Sync writes the rest.
 func TestLoggerUsageRecordsWait(t *testing.T) {
 	w := newLineWriter()
-	log, usage, err := newLogger(w, "info", "json")
+	log, usage, flush, err := newLogger(w, "info", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +61,16 @@ func TestLoggerUsageRecordsWait(t *testing.T) {
 	}
 	if n := strings.Count(w.all(), `"tool call"`); n != 2 {
 		t.Errorf("after Sync, %d usage records on stderr, want 2:\n%s", n, w.all())
+	}
+	// After the process's flush, a late record (a handler that outlived
+	// the shutdown) is written at once.
+	if err := flush(); err != nil {
+		t.Fatal(err)
+	}
+	before := w.count()
+	usage.Info("tool call")
+	if w.count() != before+1 {
+		t.Errorf("a record after the final flush was not written at once")
 	}
 }
 

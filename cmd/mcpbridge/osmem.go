@@ -6,17 +6,20 @@ import (
 )
 
 // minReturnBytes is the heap below which returnMemory does nothing.
-const minReturnBytes = 32 << 20
+const minReturnBytes = 8 << 20
 
 // returnMemory is debug.FreeOSMemory (a forced collection, then every
 // free page back to the OS) for a heap large enough for it to matter: a
 // heap of minReturnBytes or more, garbage included. It is for the calls on
 // the way to the first tools/list (during the build, before the deferred
 // work); below the bound, the few MiB they could return do not pay for a
-// collection and the madvise calls in the middle of a start. Petstore's
-// first start, a pipe reader, 15 interleaved runs: list 64.7 → 57.7 ms
-// median, idle RSS 23.6 → 23.8 MiB (the call after the deferred work,
-// off that path, stays unconditional).
+// collection and the madvise calls in the middle of a start. Measured at
+// these calls: petstore's heap 4 MiB, GitHub's with 20 operations 16-23 MiB
+// (a bound of 32 MiB left those in, and its idle RSS after a cached
+// restart rose from 23 to 36 MiB). Petstore's first start, a pipe reader,
+// 15 interleaved runs: list 64.7 → 57.7 ms median, idle RSS 23.6 → 23.8
+// MiB (the call after the deferred work, off that path, stays
+// unconditional).
 func returnMemory() {
 	if heapBytes() < minReturnBytes {
 		return
