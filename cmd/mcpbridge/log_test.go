@@ -25,6 +25,16 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// awaitWrite waits for the next Write, failing the test if none comes.
+func (w *lineWriter) awaitWrite(t *testing.T, what string) {
+	t.Helper()
+	select {
+	case <-w.wrote:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s was not written after the delay", what)
+	}
+}
+
 func (w *lineWriter) all() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -83,11 +93,7 @@ func TestLogSinkFlushesWithinDelay(t *testing.T) {
 	if _, err := d.Write([]byte("one\n")); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-w.wrote:
-	case <-time.After(10 * time.Second):
-		t.Fatal("a waiting record was not written after the delay")
-	}
+	w.awaitWrite(t, "a waiting record")
 	if got := w.all(); got != "one\n" {
 		t.Fatalf("stderr %q, want %q", got, "one\n")
 	}
@@ -95,11 +101,7 @@ func TestLogSinkFlushesWithinDelay(t *testing.T) {
 	if _, err := d.Write([]byte("two\n")); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-w.wrote:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the second waiting record was not written after the delay")
-	}
+	w.awaitWrite(t, "the second waiting record")
 
 	big := newLineWriter()
 	s = newLogSink(big, time.Hour)
