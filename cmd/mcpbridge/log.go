@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,11 +17,11 @@ import (
 
 // newLogger builds the process logger and the logger of the per-call usage
 // records, with the function that writes the waiting records when the
-// process is done (later records are then written at once). Both write to w (stderr) only: in stdio mode stdout belongs to
-// the protocol. The usage records may wait up to usageDelay in a buffer
-// (see logSink), so that a call's answer does not wait for a write(2) of
-// its record; every other line is written at once, after the records
-// before it.
+// process is done (later records are then written at once). Both write to
+// w (stderr) only: in stdio mode stdout belongs to the protocol. A usage
+// record waits up to usageDelay (see logSink), neither encoded nor
+// written, so that a call's answer waits for neither; every other line is
+// written at once, after the records before it.
 func newLogger(w io.Writer, level, format string) (log, usage *zap.Logger, flush func() error, err error) {
 	lvl, err := zapcore.ParseLevel(level)
 	if err != nil {
@@ -37,32 +38,40 @@ func newLogger(w io.Writer, level, format string) (log, usage *zap.Logger, flush
 	}
 	sink := newLogSink(w, usageDelay)
 	log = zap.New(zapcore.NewCore(enc, sink, lvl))
-	usage = zap.New(zapcore.NewCore(enc.Clone(), deferredSink{sink}, lvl))
+	usage = zap.New(deferredCore{LevelEnabler: lvl, enc: enc.Clone(), sink: sink})
 	return log, usage, sink.stop, nil
 }
 
-// usageDelay bounds how long a usage record waits in the buffer. Over
-// stdio with small answers, the record's write(2) before each answer cost
-// ~0.1x of the bridge's overhead over the floor (mcpbench's harness,
-// interleaved; the same as turning the records off); 50 ms keeps
-// `tail -f` live to the eye.
+// usageDelay bounds how long a usage record waits. Over stdio with small
+// answers, the record's write(2) before each answer cost ~0.1x of the
+// bridge's overhead over the floor (mcpbench's harness, interleaved; the
+// same as turning the records off); 50 ms keeps `tail -f` live to the eye.
 const usageDelay = 50 * time.Millisecond
 
-// maxPendingLog is how many bytes of usage records may wait before they
-// are written at once, whatever the delay.
-const maxPendingLog = 64 << 10
+// maxPendingRecords is how many usage records may wait before they are
+// written at once, whatever the delay.
+const maxPendingRecords = 256
+
+// record is a usage record waiting to be encoded and written.
+type record struct {
+	enc    zapcore.Encoder // the logger's encoder, with its With fields
+	ent    zapcore.Entry
+	fields []zapcore.Field
+}
 
 // logSink is the log's writer: lines written through it go out at once,
-// after any usage records still waiting; records written through its
-// deferredSink wait in a buffer until the next line, usageDelay, 64 KiB of
-// them, or Sync (the logger's Sync at exit), whichever comes first. So the
-// order of lines on stderr is the order they were logged, and nothing is
-// lost on a clean exit; a crash loses at most usageDelay of records.
+// after any usage records still waiting; records handed to it by
+// deferredCore wait, as entries, until the next line, usageDelay,
+// maxPendingRecords of them, or stop (at exit), whichever comes first. So
+// the order of lines on stderr is the order they were logged (each record
+// keeps the time it was logged at), and nothing is lost on a clean exit; a
+// crash loses at most usageDelay of records.
 type logSink struct {
 	mu      sync.Mutex
 	w       io.Writer
 	delay   time.Duration
-	pending []byte
+	pending []record
+	out     []byte      // the encoded records of a flush, reused
 	timer   *time.Timer // armed while pending holds records
 	armed   bool
 	stopped bool // after stop: records are written at once
@@ -97,17 +106,15 @@ func (s *logSink) Sync() error {
 	return s.flushLocked()
 }
 
-// later buffers p (zap reuses its buffer after Write returns, so it is
-// copied) and makes sure it is written within the delay.
-func (s *logSink) later(p []byte) (int, error) {
+// add keeps r (its fields copied: the caller's slice is not ours) and
+// makes sure it is written within the delay.
+func (s *logSink) add(r record) error {
+	r.fields = slices.Clone(r.fields)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.stopped {
-		return s.w.Write(p)
-	}
-	s.pending = append(s.pending, p...)
-	if len(s.pending) >= maxPendingLog {
-		return len(p), s.flushLocked()
+	s.pending = append(s.pending, r)
+	if s.stopped || len(s.pending) >= maxPendingRecords {
+		return s.flushLocked()
 	}
 	if !s.armed {
 		s.armed = true
@@ -117,9 +124,10 @@ func (s *logSink) later(p []byte) (int, error) {
 			s.timer.Reset(s.delay)
 		}
 	}
-	return len(p), nil
+	return nil
 }
 
+// flushLocked encodes the pending records and writes them in one call.
 func (s *logSink) flushLocked() error {
 	if s.armed {
 		s.timer.Stop()
@@ -128,20 +136,58 @@ func (s *logSink) flushLocked() error {
 	if len(s.pending) == 0 {
 		return nil
 	}
-	_, err := s.w.Write(s.pending)
-	if cap(s.pending) > maxPendingLog {
-		s.pending = nil // a burst's buffer is not kept
-	} else {
-		s.pending = s.pending[:0]
+	var errs []error
+	out := s.out[:0]
+	for i, r := range s.pending {
+		buf, err := r.enc.EncodeEntry(r.ent, r.fields)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			out = append(out, buf.Bytes()...)
+			buf.Free()
+		}
+		s.pending[i] = record{}
 	}
-	return err
+	s.pending = s.pending[:0]
+	if _, err := s.w.Write(out); err != nil {
+		errs = append(errs, err)
+	}
+	if cap(out) <= 64<<10 {
+		s.out = out // a burst's buffer is not kept
+	}
+	return errors.Join(errs...)
 }
 
-// deferredSink is the logSink's entrance for lines that may wait.
-type deferredSink struct{ s *logSink }
+// deferredCore is the usage records' zap core: Write hands the entry and
+// its fields to the logSink, which encodes them when it writes them out,
+// off the call's path. The fields must be values (zap.String, zap.Int, ...),
+// not objects that may change before then; observe.Usage writes only such.
+type deferredCore struct {
+	zapcore.LevelEnabler
+	enc  zapcore.Encoder
+	sink *logSink
+}
 
-func (d deferredSink) Write(p []byte) (int, error) { return d.s.later(p) }
-func (d deferredSink) Sync() error                 { return d.s.Sync() }
+func (c deferredCore) With(fields []zapcore.Field) zapcore.Core {
+	enc := c.enc.Clone()
+	for _, f := range fields {
+		f.AddTo(enc)
+	}
+	return deferredCore{LevelEnabler: c.LevelEnabler, enc: enc, sink: c.sink}
+}
+
+func (c deferredCore) Check(ent zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if c.Enabled(ent.Level) {
+		return ce.AddCore(ent, c)
+	}
+	return ce
+}
+
+func (c deferredCore) Write(ent zapcore.Entry, fields []zapcore.Field) error {
+	return c.sink.add(record{enc: c.enc, ent: ent, fields: fields})
+}
+
+func (c deferredCore) Sync() error { return c.sink.Sync() }
 
 // slogFor adapts the zap logger for go-sdk, which wants *slog.Logger. The
 // SDK's session chatter is shown only at debug level.

@@ -1,11 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // lineWriter records each Write and signals it.
@@ -85,34 +87,29 @@ func TestLoggerUsageRecordsWait(t *testing.T) {
 }
 
 // TestLogSinkFlushesWithinDelay: a waiting record goes out by itself once
-// the delay passes, and a burst past maxPendingLog is written at once.
+// the delay passes, encoded with the time it was logged at, and a burst of
+// maxPendingRecords is written at once.
 func TestLogSinkFlushesWithinDelay(t *testing.T) {
+	enc := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
 	w := newLineWriter()
 	s := newLogSink(w, time.Millisecond)
-	d := deferredSink{s}
-	if _, err := d.Write([]byte("one\n")); err != nil {
-		t.Fatal(err)
-	}
+	usage := zap.New(deferredCore{LevelEnabler: zapcore.InfoLevel, enc: enc, sink: s}).With(zap.String("logger", "usage"))
+	usage.Info("one", zap.Int("n", 1))
 	w.awaitWrite(t, "a waiting record")
-	if got := w.all(); got != "one\n" {
-		t.Fatalf("stderr %q, want %q", got, "one\n")
+	if got := w.all(); !strings.Contains(got, `"msg":"one"`) || !strings.Contains(got, `"n":1`) || !strings.Contains(got, `"logger":"usage"`) {
+		t.Fatalf("stderr %q, want the record with its fields and the logger's", got)
 	}
 	// The timer is armed again for the next record.
-	if _, err := d.Write([]byte("two\n")); err != nil {
-		t.Fatal(err)
-	}
+	usage.Info("two")
 	w.awaitWrite(t, "the second waiting record")
 
 	big := newLineWriter()
 	s = newLogSink(big, time.Hour)
-	line := bytes.Repeat([]byte("x"), 1023)
-	line = append(line, '\n')
-	for range maxPendingLog / len(line) {
-		if _, err := (deferredSink{s}).Write(line); err != nil {
-			t.Fatal(err)
-		}
+	usage = zap.New(deferredCore{LevelEnabler: zapcore.InfoLevel, enc: enc, sink: s})
+	for range maxPendingRecords {
+		usage.Info("tool call")
 	}
-	if got := len(big.all()); got != maxPendingLog {
-		t.Errorf("after %d bytes of records with an hour's delay, %d bytes written, want all", maxPendingLog, got)
+	if got := strings.Count(big.all(), "tool call"); got != maxPendingRecords {
+		t.Errorf("after %d records with an hour's delay, %d written, want all", maxPendingRecords, got)
 	}
 }
