@@ -138,8 +138,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 type app struct {
 	cfg *Config
 	log *zap.Logger
-	// usageLog writes the per-call usage records (observe.Usage); its lines
-	// may wait briefly in a buffer that log's lines and Sync write out first.
+	// usageLog writes the per-call usage records (observe.Usage); a record
+	// waits up to 50 ms, unencoded, and log's next line writes it first
+	// (logSink in log.go).
 	usageLog *zap.Logger
 	stdin    io.Reader
 	stdout   io.Writer
