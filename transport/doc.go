@@ -14,7 +14,8 @@
 // they lack. Over stdio it has its own mcp.Connection (stdio_conn.go): each
 // line is checked and decoded once before go-sdk sees it, where go-sdk's
 // mcp.IOTransport would decode it twice more, and a result is written as
-// go-sdk marshaled it.
+// go-sdk marshaled it. PollableStdio lets a host's pipes or sockets be
+// served by Go's poller instead of a thread blocked in read(2).
 //
 // Bounded by default. Every limit has a safe non-zero default that the
 // options can raise but not remove: message size and JSON nesting depth (on
