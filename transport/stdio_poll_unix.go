@@ -59,7 +59,7 @@ func PollableStdio(in io.Reader, out io.Writer) (io.Reader, io.Writer, func()) {
 		}
 		for _, p := range made {
 			if !p.wasNonblock {
-				_ = p.orig.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
+				_ = p.rc.Control(func(fd uintptr) { _ = unix.SetNonblock(int(fd), false) })
 			}
 		}
 	}
@@ -72,11 +72,10 @@ type stdioFile struct {
 	name        string
 }
 
-// pollFile is a pollable duplicate and what restoring its original needs.
+// pollFile is a pollable duplicate of an inspected file.
 type pollFile struct {
-	dup         *os.File
-	orig        syscall.RawConn
-	wasNonblock bool
+	stdioFile
+	dup *os.File
 }
 
 // inspect reports whether f (nil: not a file) is a pipe or a socket, and
@@ -140,5 +139,5 @@ func (s stdioFile) duplicate() *pollFile {
 		return nil
 	}
 	// NewFile sees O_NONBLOCK and registers the descriptor with the poller.
-	return &pollFile{dup: os.NewFile(uintptr(dup), s.name), orig: s.rc, wasNonblock: s.wasNonblock}
+	return &pollFile{stdioFile: s, dup: os.NewFile(uintptr(dup), s.name)}
 }
