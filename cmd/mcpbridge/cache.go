@@ -206,3 +206,75 @@ func (a *app) writeCache(key string, c *bridge.Catalog, refs []specloader.Ref) e
 	}
 	return err
 }
+
+// The cache's index of spec reads keeps, per spec source, the validator of
+// its last read (specloader.Validator: size and modification time of a
+// file, ETag or Last-Modified of a URL, and the SHA-256 of the bytes), so
+// that a restart on an unchanged spec knows its digest, and so its tools'
+// cache key, without reading it. An entry is named by a hash of the source
+// and holds no more of it than that hash.
+
+func (a *app) specIndexPath() (string, error) {
+	dir, err := a.cacheDir()
+	if err != nil {
+		return "", err
+	}
+	src := a.cfg.Spec
+	if !strings.Contains(src, "://") {
+		if abs, err := filepath.Abs(src); err == nil {
+			src = abs // the same file from another directory
+		}
+	}
+	h := sha256.Sum256([]byte("mcpbridge-spec-index-1;" + src))
+	return filepath.Join(dir, hex.EncodeToString(h[:16])+".spec"), nil
+}
+
+// knownSpec is the validator of the spec's last read by any process using
+// this cache, or the zero Validator.
+func (a *app) knownSpec() specloader.Validator {
+	path, err := a.specIndexPath()
+	if err != nil {
+		return specloader.Validator{}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return specloader.Validator{}
+	}
+	return specloader.RestoreValidator(a.cfg.Spec, data)
+}
+
+// rememberSpec stores v as the spec's last read; failures only log.
+func (a *app) rememberSpec(v specloader.Validator) {
+	if err := a.writeSpecIndex(v); err != nil {
+		a.log.Debug("spec index not written", zap.Error(err))
+	}
+}
+
+func (a *app) writeSpecIndex(v specloader.Validator) error {
+	data, err := v.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	path, err := a.specIndexPath()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -70,4 +71,94 @@ paths:
 		t.Errorf("a changed referenced file did not rebuild: %s", changed)
 	}
 	schemaOf(true)
+}
+
+// TestCacheSkipsUnchangedSpec: a restart on a spec file of the same size
+// and modification time takes its digest from the cache's index and does
+// not read it (bytes changed behind the file system's back go unseen); a
+// build the cache cannot serve reads it after all; the index names no path.
+func TestCacheSkipsUnchangedSpec(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "openapi.yaml")
+	old := time.Now().Add(-time.Hour)
+	write := func(prop string) {
+		t.Helper()
+		doc := `openapi: 3.0.3
+info: {title: t, version: "1"}
+servers: [{url: "http://127.0.0.1:9/api"}]
+paths:
+  /pets:
+    post:
+      operationId: addPet
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {` + prop + `: {type: string}}}
+      responses: {"200": {description: ok}}
+`
+		if err := os.WriteFile(spec, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(spec, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("name")
+	cache := filepath.Join(dir, "cache")
+	fs := flagSet("serve")
+	if err := fs.Parse([]string{"--spec", spec, "--all-operations", "--cache-dir", cache}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(fs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &app{cfg: cfg, log: zap.NewNop()}
+	schemaOf := func(cached bool) string {
+		t.Helper()
+		bt, err := a.build(t.Context(), false, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bt.cached != cached {
+			t.Fatalf("cached = %v; want %v", bt.cached, cached)
+		}
+		raw, err := json.Marshal(bt.cat.Defs()[0].InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(raw)
+	}
+	if s := schemaOf(false); !strings.Contains(s, `"name"`) {
+		t.Fatalf("first build: %s", s)
+	}
+	write("nick") // same size, same mtime
+	if s := schemaOf(true); !strings.Contains(s, `"name"`) {
+		t.Errorf("restart on an unchanged size and mtime read the spec: %s", s)
+	}
+	a.cfg.MaxDescription = 77 // another cache key: the cache has no entry
+	if s := schemaOf(false); !strings.Contains(s, `"nick"`) {
+		t.Errorf("a build the cache could not serve used stale bytes: %s", s)
+	}
+	entries, err := os.ReadDir(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".spec") {
+			continue
+		}
+		found = true
+		data, err := os.ReadFile(filepath.Join(cache, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), dir) {
+			t.Errorf("index entry %s names the spec's path: %s", e.Name(), data)
+		}
+	}
+	if !found {
+		t.Errorf("no index entry in %v", entries)
+	}
 }

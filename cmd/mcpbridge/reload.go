@@ -65,7 +65,7 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	if fresh != nil {
 		in, err = *fresh, nil // the conditional read already brought the new bytes
 	} else {
-		in, err = a.readInputs(ctx)
+		in, err = a.readInputs(ctx, false)
 	}
 	if err == nil && !degraded && in.sum == r.cur.sum && !r.refsChanged(ctx) {
 		r.lastErr = ""
