@@ -1,0 +1,46 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
+)
+
+// BenchmarkCachedRestart is a restart's provisioning on GitHub's spec, all
+// operations, with a warm tool cache: the spec's inputs read (or, with the
+// cache's index, only stat'ed), the tools restored from the cache entry
+// and registered with a go-sdk server, as serve does before its first
+// tools/list.
+func BenchmarkCachedRestart(b *testing.B) {
+	spec, err := filepath.Abs("../../testdata/specs/github-api.3.0.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fs := flagSet("serve")
+	if err := fs.Parse([]string{"--spec", spec, "--all-operations", "--upstream", "http://127.0.0.1:9", "--cache-dir", b.TempDir()}); err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := loadConfig(fs, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := &app{cfg: cfg, log: zap.NewNop()}
+	if _, err := a.build(b.Context(), false, true); err != nil { // the first start fills the cache
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		bt, err := a.build(b.Context(), false, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !bt.cached {
+			b.Fatal("not restored from the cache")
+		}
+		mcpx.New(bridge.NewRuntime(bt.cat), mcpx.Options{})
+	}
+}
