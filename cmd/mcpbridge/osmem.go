@@ -3,10 +3,18 @@ package main
 import (
 	"runtime/debug"
 	"runtime/metrics"
+	"time"
 )
 
 // minReturnBytes is the heap below which returnMemory does nothing.
 const minReturnBytes = 8 << 20
+
+// firstListGrace is how long after serving starts a restart restored from
+// the cache waits before returning memory (serveBuilt): long enough for a
+// client's initialize and first tools/list (GitHub's restart answers it
+// ~90 ms after serving starts here), short enough to be done well before
+// anyone reads the idle RSS.
+const firstListGrace = 200 * time.Millisecond
 
 // returnMemory is debug.FreeOSMemory (a forced collection, then every
 // free page back to the OS) for a heap large enough for it to matter: a
