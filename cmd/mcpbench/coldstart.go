@@ -33,7 +33,10 @@ type coldCase struct {
 
 // coldRun is one spawn-to-tools/list measurement.
 type coldRun struct {
-	Took      time.Duration
+	Took time.Duration
+	// Wire is when the last byte of the tools/list answer arrived, before
+	// the client decoded it: the server's share of Took.
+	Wire      time.Duration
 	Tools     int
 	ListBytes int
 	AtList    memSample // right after tools/list
@@ -135,7 +138,7 @@ func (b *bench) coldOnce(ctx context.Context, c coldCase, cacheDir string) (cold
 	// The bytes the bridge writes are counted as they arrive: the size of
 	// tools/list is what the client received, not a re-encoding of what
 	// go-sdk decoded (which writes back fields the bridge leaves out).
-	wire := &countingReader{r: stdout}
+	wire := &countingReader{r: stdout, start: start}
 	cs, err := newClient().Connect(ctx, &mcp.IOTransport{Reader: io.NopCloser(wire), Writer: stdin}, nil)
 	if err != nil {
 		return coldRun{}, fmt.Errorf("initialize: %w", err)
@@ -149,7 +152,7 @@ func (b *bench) coldOnce(ctx context.Context, c coldCase, cacheDir string) (cold
 		}
 		tools = append(tools, t)
 	}
-	r := coldRun{Took: time.Since(start), Tools: len(tools), ListBytes: int(wire.n.Load() - before)}
+	r := coldRun{Took: time.Since(start), Wire: time.Duration(wire.last.Load()), Tools: len(tools), ListBytes: int(wire.n.Load() - before)}
 	pid := cmd.Process.Pid
 	if r.AtList, err = readMem(pid); err != nil {
 		return r, err
@@ -163,15 +166,21 @@ func (b *bench) coldOnce(ctx context.Context, c coldCase, cacheDir string) (cold
 	return r, nil
 }
 
-// countingReader counts the bytes read through it.
+// countingReader counts the bytes read through it, and notes when the
+// latest of them arrived (since start).
 type countingReader struct {
-	r io.Reader
-	n atomic.Int64
+	r     io.Reader
+	start time.Time
+	n     atomic.Int64
+	last  atomic.Int64 // time.Duration
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
+	if n > 0 {
+		c.n.Add(int64(n))
+		c.last.Store(int64(time.Since(c.start)))
+	}
 	return n, err
 }
 
@@ -194,16 +203,18 @@ func summarizeCold(name, mode string, runs []coldRun) coldInfo {
 	if len(runs) == 0 {
 		return ci
 	}
-	var took []time.Duration
+	var took, wire []time.Duration
 	var idle, hwm, atList []int64
 	for _, r := range runs {
 		took = append(took, r.Took)
+		wire = append(wire, r.Wire)
 		idle = append(idle, r.Idle.RSSKiB)
 		atList = append(atList, r.AtList.RSSKiB)
 		hwm = append(hwm, r.Idle.HWMKiB)
 		ci.RunsMs = append(ci.RunsMs, ms(r.Took))
 	}
 	ci.MedianMs = ms(percentile(took, 0.5))
+	ci.WireMedianMs = ms(percentile(wire, 0.5))
 	ci.MinMs = ms(took[0])
 	ci.MaxMs = ms(took[len(took)-1])
 	ci.IdleRSSKiB = medianInt(idle)

@@ -128,9 +128,9 @@ func (r *report) print(w io.Writer) {
 
 	if len(r.ColdStart) > 0 {
 		section(fmt.Sprintf("Cold start: spawn → initialize → tools/list over stdio (median of %d)", e.ColdRuns))
-		fmt.Fprintln(tw, "case\tmode\tmedian\tmin\tmax\ttools\ttools/list\tRSS at list\tidle RSS\tpeak RSS\t")
+		fmt.Fprintln(tw, "case\tmode\tmedian\tmin\tmax\tlast byte\ttools\ttools/list\tRSS at list\tidle RSS\tpeak RSS\t")
 		for _, c := range r.ColdStart {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", c.Case, c.Mode, fmtMs(c.MedianMs), fmtMs(c.MinMs), fmtMs(c.MaxMs),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", c.Case, c.Mode, fmtMs(c.MedianMs), fmtMs(c.MinMs), fmtMs(c.MaxMs), fmtMs(c.WireMedianMs),
 				c.Tools, fmtBytes(c.ListBytes), fmtKiB(c.AtListRSSKiB), fmtKiB(c.IdleRSSKiB), fmtKiB(c.PeakRSSKiB))
 		}
 	}
