@@ -163,7 +163,26 @@ type Catalog struct {
 	repairs    []Repair
 	degraded   string       // non-empty: the spec could not be loaded; only ping
 	outputs    *outputCache // while building: output schemas shared between tools
+	toolsList  atomic.Pointer[EncodedList]
 }
+
+// EncodedList is a catalog's tools/list "tools" array as some server
+// encoded it (bridge/mcpx), kept with the catalog so that a snapshot
+// carries it and a restart from that snapshot need not encode it again.
+// Names are the listed tools in the array's order. The bytes are opaque
+// here: the server that reads them back checks the names, and a snapshot
+// is only read by the binary that wrote it.
+type EncodedList struct {
+	Names []string
+	JSON  []byte
+}
+
+// SetEncodedList keeps l with the catalog (see [EncodedList]).
+func (c *Catalog) SetEncodedList(l *EncodedList) { c.toolsList.Store(l) }
+
+// EncodedList is what SetEncodedList kept, or what the snapshot the
+// catalog was restored from carried; nil for none.
+func (c *Catalog) EncodedList() *EncodedList { return c.toolsList.Load() }
 
 // New prepares a tool for every operation. Operations that cannot be
 // expressed are reported by Skipped (and logged), never exposed as tools

@@ -16,7 +16,7 @@ import (
 
 // snapshotVersion changes whenever the encoded form or the meaning of a
 // prepared tool changes; an older snapshot is then rejected and rebuilt.
-const snapshotVersion = 12
+const snapshotVersion = 13
 
 // snapshot is the serializable form of a catalog: the request plans
 // themselves (plain data by design) plus the definition fields and schema
@@ -31,6 +31,9 @@ type snapshot struct {
 	Skipped     []Skipped
 	Repairs     []Repair
 	Spec        []byte // the whitelisted spec (Catalog.Spec)
+	// ListNames and List are the catalog's EncodedList, when it had one.
+	ListNames []string
+	List      []byte
 }
 
 type snapTool struct {
@@ -59,6 +62,9 @@ func (c *Catalog) Snapshot() ([]byte, error) {
 		base = c.base.String()
 	}
 	s := snapshot{Version: snapshotVersion, BaseURL: base, SpecTitle: c.opts.SpecTitle, SpecVersion: c.opts.SpecVersion, Skipped: c.skipped, Repairs: c.repairs, Spec: c.Spec()}
+	if l := c.EncodedList(); l != nil {
+		s.ListNames, s.List = l.Names, l.JSON
+	}
 	for _, t := range c.tools {
 		if t.builtin != notBuiltin {
 			continue
@@ -143,6 +149,9 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 		c.tools = append(c.tools, t)
 	}
 	c.index()
+	if len(s.ListNames) > 0 && len(s.List) > 0 {
+		c.SetEncodedList(&EncodedList{Names: s.ListNames, JSON: s.List})
+	}
 	return c, nil
 }
 

@@ -66,6 +66,11 @@ func (s *Server) shapeList(next mcp.MethodHandler) mcp.MethodHandler {
 		if r, ok := req.(interface{ ProtocolVersion() string }); ok {
 			version = r.ProtocolVersion()
 		}
+		if !s.rt.Catalog().HasAccessLists() { // the same list for every caller
+			if b, ok := s.lists.tools(version, lr.Tools, true); ok {
+				return &encodedList{ListToolsResult: lr, tools: b}, nil
+			}
+		}
 		return fitList(version, lr), nil
 	}
 }

@@ -58,8 +58,11 @@ type Server struct {
 	log        *zap.Logger
 	resultText string
 
-	mu  sync.Mutex
-	reg map[string]*bridge.Tool // what the server lists now
+	mu   sync.Mutex
+	reg  map[string]*bridge.Tool // what the server lists now
+	defs map[string]*mcp.Tool    // the definitions registered for them with go-sdk
+
+	lists listCache // the encoded tools/list arrays (listcache.go)
 
 	res resourceReg // the resources it lists now (resources.go)
 }
@@ -71,7 +74,7 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 	if impl.Version == "" {
 		impl.Version = "dev"
 	}
-	s := &Server{rt: rt, log: opts.Log, reg: map[string]*bridge.Tool{}, resultText: opts.ResultText}
+	s := &Server{rt: rt, log: opts.Log, reg: map[string]*bridge.Tool{}, defs: map[string]*mcp.Tool{}, resultText: opts.ResultText}
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
@@ -143,7 +146,9 @@ func (s *Server) registerInitial(cat *bridge.Catalog) {
 		}
 		def.InputSchema, def.OutputSchema = in, out
 		s.reg[def.Name] = t
+		s.defs[def.Name] = &def
 	}
+	s.seedList(cat)
 }
 
 // addStubbed adds def with stub for its schemas, and reports false,
@@ -186,6 +191,7 @@ func (s *Server) Sync(cat *bridge.Catalog) (added, changed, removed int) {
 		}
 		def := *t.Def()
 		s.srv.AddTool(&def, s.handler(def.Name))
+		s.defs[def.Name] = &def
 	}
 	var gone []string
 	for name := range s.reg {
@@ -195,6 +201,9 @@ func (s *Server) Sync(cat *bridge.Catalog) (added, changed, removed int) {
 	}
 	if len(gone) > 0 {
 		s.srv.RemoveTools(gone...)
+		for _, name := range gone {
+			delete(s.defs, name)
+		}
 	}
 	removed = len(gone)
 	s.reg = next

@@ -1,6 +1,7 @@
 package mcpx
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -35,5 +36,34 @@ func TestAddStubbed(t *testing.T) {
 	}
 	if got, _ := tools[0].InputSchema.(map[string]any)["properties"].(map[string]any); got["id"] == nil {
 		t.Errorf("listed input schema %v; want the real one, restored after AddTool", tools[0].InputSchema)
+	}
+}
+
+// TestListCacheFills: the first list of a class is encoded the usual way
+// and the second from the cache, which then holds the class's array.
+func TestListCacheFills(t *testing.T) {
+	var lc listCache
+	a, b := &mcp.Tool{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}, &mcp.Tool{Name: "b", Title: "B <&>", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	defs := []*mcp.Tool{a, b}
+	if _, ok := lc.tools("2025-11-25", defs, true); ok {
+		t.Fatal("the first list of a class came from the cache")
+	}
+	got, ok := lc.tools("2025-11-25", defs, true)
+	if !ok || lc.enc[1] == nil {
+		t.Fatal("the second list of a class was not cached")
+	}
+	want, err := json.Marshal(fitList("2025-11-25", &mcp.ListToolsResult{Tools: defs}).Tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bytes.ReplaceAll(got, []byte("<&>"), []byte(`\u003c\u0026\u003e`)), want) {
+		t.Errorf("cached array %s; want %s (HTML-escaped by json.Marshal)", got, want)
+	}
+	if _, ok := lc.tools("2025-03-26", defs, true); ok || lc.enc[0] != nil {
+		t.Error("the other class was served from the first class's array")
+	}
+	// Other definitions (a reload): the cache starts over.
+	if _, ok := lc.tools("2025-11-25", []*mcp.Tool{a}, true); ok {
+		t.Error("a list of other definitions came from the cache")
 	}
 }

@@ -368,6 +368,13 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 			// peak RSS: 192-226 → 172-181 MiB over 5 paired runs, list
 			// time unchanged.
 			returnMemory()
+			// The encoded tools/list goes into the cache entry with the
+			// tools, so that a restart answers its first list without
+			// encoding it (bridge/mcpx/listcache.go). Usually the first
+			// client's list has encoded it by now.
+			if l := srv.EncodedList(bt.cat); l != nil {
+				bt.cat.SetEncodedList(l)
+			}
 			later(ctx)
 			later = nil // the parsed spec is garbage from here on
 			debug.FreeOSMemory()
