@@ -39,6 +39,7 @@ type listCache struct {
 	defs   []*mcp.Tool // as go-sdk lists them
 	enc    [2][]byte   // by listClass
 	missed [2]bool     // a list of the class was answered without enc
+	whole  [2][]byte   // the last result encoded around enc (encodedList)
 }
 
 // listClass is 0 for a client before titleSince, 1 otherwise (fitTool
@@ -64,7 +65,7 @@ func (lc *listCache) tools(version string, defs []*mcp.Tool, lazy bool) ([]byte,
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	if !slices.Equal(lc.defs, defs) {
-		lc.defs, lc.enc, lc.missed = slices.Clone(defs), [2][]byte{}, [2]bool{}
+		lc.defs, lc.enc, lc.missed, lc.whole = slices.Clone(defs), [2][]byte{}, [2]bool{}, [2][]byte{}
 	}
 	if b := lc.enc[k]; b != nil {
 		return b, true
@@ -87,7 +88,7 @@ func (lc *listCache) tools(version string, defs []*mcp.Tool, lazy bool) ([]byte,
 func (lc *listCache) seed(defs []*mcp.Tool, enc []byte) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	lc.defs, lc.enc, lc.missed = defs, [2][]byte{1: enc}, [2]bool{}
+	lc.defs, lc.enc, lc.missed, lc.whole = defs, [2][]byte{1: enc}, [2]bool{}, [2][]byte{}
 }
 
 // encodeTools is the "tools" array of fitList(version, defs) as go-sdk's
@@ -146,6 +147,8 @@ func encodeNoEscape(buf *bytes.Buffer, v any) error {
 type encodedList struct {
 	*mcp.ListToolsResult
 	tools []byte
+	lc    *listCache // where tools came from (nil: none)
+	class int
 }
 
 // listTail ends the encoding of a listResult without tools: encoding/json
@@ -164,11 +167,35 @@ func (l *encodedList) MarshalJSON() ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("mcpx: tools/list result encodes as %.40q…, not ending in %s", rest.Bytes(), listTail)
 	}
-	out := make([]byte, 0, len(head)+len(`"tools":`)+len(l.tools)+1)
+	if l.lc != nil {
+		return l.lc.result(l.class, head, l.tools), nil
+	}
+	return joinList(head, l.tools), nil
+}
+
+func joinList(head, tools []byte) []byte {
+	out := make([]byte, 0, len(head)+len(`"tools":`)+len(tools)+1)
 	out = append(out, head...)
 	out = append(out, `"tools":`...)
-	out = append(out, l.tools...)
-	return append(out, '}'), nil
+	out = append(out, tools...)
+	return append(out, '}')
+}
+
+// result is joinList(head, tools), the same slice as last time when
+// nothing changed: GitHub's list is 2.4 MB, and go-sdk only reads it.
+func (lc *listCache) result(k int, head, tools []byte) []byte {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	enc := lc.enc[k]
+	cached := len(tools) > 0 && len(enc) == len(tools) && &enc[0] == &tools[0]
+	if w := lc.whole[k]; cached && len(w) == len(head)+len(`"tools":`)+len(tools)+1 && bytes.HasPrefix(w, head) {
+		return w
+	}
+	out := joinList(head, tools)
+	if cached {
+		lc.whole[k] = out
+	}
+	return out
 }
 
 // EncodedList is the "tools" array a client on a current revision

@@ -68,7 +68,7 @@ func (s *Server) shapeList(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if !s.rt.Catalog().HasAccessLists() { // the same list for every caller
 			if b, ok := s.lists.tools(version, lr.Tools, true); ok {
-				return &encodedList{ListToolsResult: lr, tools: b}, nil
+				return &encodedList{ListToolsResult: lr, tools: b, lc: &s.lists, class: listClass(version)}, nil
 			}
 		}
 		return fitList(version, lr), nil

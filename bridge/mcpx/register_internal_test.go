@@ -59,6 +59,14 @@ func TestListCacheFills(t *testing.T) {
 	if !bytes.Equal(bytes.ReplaceAll(got, []byte("<&>"), []byte(`\u003c\u0026\u003e`)), want) {
 		t.Errorf("cached array %s; want %s (HTML-escaped by json.Marshal)", got, want)
 	}
+	head := []byte(`{"nextCursor":"x",`)
+	r1, r2 := lc.result(1, head, got), lc.result(1, head, got)
+	if string(r1) != `{"nextCursor":"x","tools":`+string(got)+`}` || &r1[0] != &r2[0] {
+		t.Errorf("result %s: want the head, the array, reused for the same head", r1)
+	}
+	if r3 := lc.result(1, []byte(`{"nextCursor":"y",`), got); bytes.Contains(r3, []byte(`"x"`)) {
+		t.Errorf("result for another head reused the last one: %s", r3)
+	}
 	if _, ok := lc.tools("2025-03-26", defs, true); ok || lc.enc[0] != nil {
 		t.Error("the other class was served from the first class's array")
 	}
