@@ -357,7 +357,8 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 	if later := bt.later; later != nil {
 		// What provisioning left for after serving starts (built.later);
 		// an exit waits for it, so that the cache is written.
-		bt.later = nil
+		relist := bt.relist
+		bt.later, bt.relist = nil, nil
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -368,16 +369,23 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 			// peak RSS: 192-226 → 172-181 MiB over 5 paired runs, list
 			// time unchanged.
 			returnMemory()
-			// The encoded tools/list goes into the cache entry with the
-			// tools, so that a restart answers its first list without
-			// encoding it (bridge/mcpx/listcache.go). Usually the first
-			// client's list has encoded it by now.
-			if l := srv.EncodedList(bt.cat); l != nil {
-				bt.cat.SetEncodedList(l)
-			}
 			later(ctx)
 			later = nil // the parsed spec is garbage from here on
 			debug.FreeOSMemory()
+			// Then the encoded tools/list joins the cache entry, so that a
+			// restart answers its first list without encoding it
+			// (bridge/mcpx/listcache.go). Not sooner: encoded while the
+			// parsed spec is alive, it raised GitHub's first-start peak
+			// from 145-150 to 161 MiB (mcpbench's cold phase, 2x5 runs).
+			// Also on the way out: the exit waits for it, as for the
+			// first write, and the next start is the one it serves.
+			if relist != nil {
+				if l := srv.EncodedList(bt.cat); l != nil {
+					bt.cat.SetEncodedList(l)
+					relist()
+					returnMemory()
+				}
+			}
 		}()
 		defer func() { stop(); <-done }()
 	}

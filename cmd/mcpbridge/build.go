@@ -39,6 +39,9 @@ type built struct {
 	// openapi://spec, storing the tools in the cache. serve runs it in
 	// the background; nil when nothing was left.
 	later func(context.Context)
+	// relist, when set, rewrites the cache entry later wrote, now with
+	// the encoded tools/list the catalog carries (serveBuilt).
+	relist func()
 }
 
 // inputs are the documents a catalog is built from, with their digest: a
@@ -259,6 +262,9 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 					a.log.Warn("spec validation", zap.String("warning", w))
 				}
 			}
+		}
+		if useCache {
+			bt.relist = func() { a.storeCached(key, c, refs) }
 		}
 	case useCache:
 		a.storeCached(key, c, res.ExternalRefs)
