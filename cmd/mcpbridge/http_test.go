@@ -89,8 +89,12 @@ func TestToolCache(t *testing.T) {
 		}
 		resp.Body.Close()
 		// serve writes the entry right after it starts serving (built.later),
-		// not before "tools ready".
+		// not before "tools ready", and a first start writes it again with
+		// the encoded tools/list once its deferred work is done.
 		waitForCacheEntry(t, dir)
+		if i == 0 {
+			waitForCachedList(t, dir)
+		}
 	}
 	// A corrupt entry is ignored and rewritten.
 	entries, _ := filepath.Glob(filepath.Join(dir, "*.tools"))
@@ -195,6 +199,21 @@ func TestHTTPEndToEnd(t *testing.T) {
 			}
 		}
 	})
+}
+
+// waitForCachedList waits until a cache entry in dir carries the encoded
+// tools/list (the snapshot's gob holds its JSON as is).
+func waitForCachedList(t *testing.T, dir string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		entries, _ := filepath.Glob(filepath.Join(dir, "*.tools"))
+		for _, e := range entries {
+			if data, err := os.ReadFile(e); err == nil && strings.Contains(string(data), `"inputSchema":`) {
+				return
+			}
+		}
+	}
+	t.Fatalf("no tool cache entry with the encoded tools/list in %s after 10 s", dir)
 }
 
 // waitForCacheEntry waits (up to 10 s) for a tool cache entry in dir.
