@@ -74,6 +74,9 @@ func (lc *listCache) tools(version string, defs []*mcp.Tool, lazy bool) ([]byte,
 		lc.missed[k] = true
 		return nil, false
 	}
+	if listEstimate(defs) > maxCachedList {
+		return nil, false // too big to keep: encoded per answer, the usual way
+	}
 	b, err := encodeTools(version, defs)
 	if err != nil {
 		return nil, false
@@ -99,10 +102,7 @@ func (lc *listCache) seed(defs []*mcp.Tool, enc []byte) {
 // doubling and then copy it, three times the bytes in fresh memory, which
 // a starting process pays for in page faults.
 func encodeTools(version string, defs []*mcp.Tool) ([]byte, error) {
-	size := 2
-	for _, d := range defs {
-		size += 256 + len(d.Name) + len(d.Title) + len(d.Description) + rawLen(d.InputSchema) + rawLen(d.OutputSchema)
-	}
+	size := listEstimate(defs)
 	var buf bytes.Buffer
 	buf.Grow(size + size/16)
 	buf.WriteByte('[')
@@ -120,6 +120,16 @@ func encodeTools(version string, defs []*mcp.Tool) ([]byte, error) {
 	}
 	buf.WriteByte(']')
 	return buf.Bytes(), nil
+}
+
+// listEstimate is about the size of the encoded array of defs (a little
+// more for most lists).
+func listEstimate(defs []*mcp.Tool) int {
+	size := 2
+	for _, d := range defs {
+		size += 256 + len(d.Name) + len(d.Title) + len(d.Description) + rawLen(d.InputSchema) + rawLen(d.OutputSchema)
+	}
+	return size
 }
 
 func rawLen(schema any) int {

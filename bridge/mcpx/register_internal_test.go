@@ -3,6 +3,7 @@ package mcpx
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -69,6 +70,11 @@ func TestListCacheFills(t *testing.T) {
 	}
 	if _, ok := lc.tools("2025-03-26", defs, true); ok || lc.enc[0] != nil {
 		t.Error("the other class was served from the first class's array")
+	}
+	// A list too big to keep is left to the usual encoding, every time.
+	huge := &mcp.Tool{Name: "huge", InputSchema: json.RawMessage(`{"type":"object","description":"` + strings.Repeat("x", maxCachedList) + `"}`)}
+	if _, ok := lc.tools("2025-11-25", []*mcp.Tool{huge}, false); ok {
+		t.Error("a list over maxCachedList was encoded for the cache")
 	}
 	// Other definitions (a reload): the cache starts over.
 	if _, ok := lc.tools("2025-11-25", []*mcp.Tool{a}, true); ok {
