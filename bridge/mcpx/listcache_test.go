@@ -59,7 +59,9 @@ func newWire(t *testing.T, srv *mcp.Server, version string) *wire {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cw.Close(); ss.Close() })
+	// Closing the reader too releases a notification (list_changed after
+	// a swap) that the server is writing while nobody reads.
+	t.Cleanup(func() { cw.Close(); cr.Close(); ss.Close() })
 	w := &wire{t: t, in: cw, out: bufio.NewReaderSize(cr, 1<<20)}
 	w.call("initialize", `{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}`)
 	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
