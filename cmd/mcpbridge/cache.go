@@ -186,11 +186,17 @@ func (a *app) writeCache(key string, c *bridge.Catalog, refs []specloader.Ref) e
 	h.Write(n)
 	h.Write(head.Bytes())
 	h.Write(snap)
-	f, err := os.CreateTemp(dir, key+".*.tmp")
+	return writeAtomic(filepath.Join(dir, key+".tools"), h.Sum(nil), n, head.Bytes(), snap)
+}
+
+// writeAtomic writes parts to path through a temporary file renamed into
+// place, so that a concurrent reader sees the old file or the new one.
+func writeAtomic(path string, parts ...[]byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
 	}
-	for _, part := range [][]byte{h.Sum(nil), n, head.Bytes(), snap} {
+	for _, part := range parts {
 		if err == nil {
 			_, err = f.Write(part)
 		}
@@ -199,7 +205,7 @@ func (a *app) writeCache(key string, c *bridge.Catalog, refs []specloader.Ref) e
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, key+".tools"))
+		err = os.Rename(f.Name(), path)
 	}
 	if err != nil {
 		os.Remove(f.Name())
@@ -262,19 +268,5 @@ func (a *app) writeSpecIndex(v specloader.Validator) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return writeAtomic(path, data)
 }

@@ -44,21 +44,7 @@ paths:
 		t.Fatal(err)
 	}
 	a := &app{cfg: cfg, log: zap.NewNop()}
-	schemaOf := func(cached bool) string {
-		t.Helper()
-		bt, err := a.build(t.Context(), false, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bt.cached != cached {
-			t.Fatalf("cached = %v; want %v", bt.cached, cached)
-		}
-		raw, err := json.Marshal(bt.cat.Defs()[0].InputSchema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(raw)
-	}
+	schemaOf := func(cached bool) string { t.Helper(); return firstSchema(t, a, cached) }
 	first := schemaOf(false)
 	if !strings.Contains(first, `"name"`) {
 		t.Fatalf("schema %s lacks the referenced property", first)
@@ -114,21 +100,7 @@ paths:
 		t.Fatal(err)
 	}
 	a := &app{cfg: cfg, log: zap.NewNop()}
-	schemaOf := func(cached bool) string {
-		t.Helper()
-		bt, err := a.build(t.Context(), false, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bt.cached != cached {
-			t.Fatalf("cached = %v; want %v", bt.cached, cached)
-		}
-		raw, err := json.Marshal(bt.cat.Defs()[0].InputSchema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(raw)
-	}
+	schemaOf := func(cached bool) string { t.Helper(); return firstSchema(t, a, cached) }
 	if s := schemaOf(false); !strings.Contains(s, `"name"`) {
 		t.Fatalf("first build: %s", s)
 	}
@@ -161,4 +133,22 @@ paths:
 	if !found {
 		t.Errorf("no index entry in %v", entries)
 	}
+}
+
+// firstSchema builds a's tools with the cache and returns the first tool's
+// input schema, failing unless the build was cached as wanted.
+func firstSchema(t *testing.T, a *app, cached bool) string {
+	t.Helper()
+	bt, err := a.build(t.Context(), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bt.cached != cached {
+		t.Fatalf("cached = %v; want %v", bt.cached, cached)
+	}
+	raw, err := json.Marshal(bt.cat.Defs()[0].InputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }
