@@ -98,13 +98,13 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	r.cur.spec = nil
 	bt.spec, bt.inputs.spec = nil, nil
 	old := r.rt.Swap(bt.cat)
-	// Noted before the memory is returned: a client that sees the new
-	// tools (list_changed, /ready) and asks ping must read "ok", and a
-	// forced collection takes a while on a busy machine.
+	// Noted and logged before the memory is returned: a client that sees
+	// the new tools (list_changed, /ready) and asks ping must read "ok",
+	// and a forced collection takes a while on a busy machine.
 	r.rt.NoteReload("ok")
 	r.count("ok")
-	debug.FreeOSMemory() // the old catalog and the parsed spec, as at start
 	a.log.Info("tools reloaded", zap.String("trigger", why), zap.Int("tools", bt.cat.Len()), zap.Int("previous", old.Len()), zap.Bool("recovered", old.Degraded() != ""), zap.Bool("cached", bt.cached))
+	debug.FreeOSMemory() // the old catalog and the parsed spec, as at start
 	return reloadSwapped
 }
 

@@ -869,6 +869,7 @@ func TestDegradedRecovers(t *testing.T) {
 	if pr := ping(t, cs); pr.Degraded || pr.Tools != 2 || pr.LastReload != "ok" {
 		t.Errorf("ping after recovery = %+v", pr)
 	}
+	p.log.waitCount("tools reloaded", 1, 5*time.Second) // logged beside the swap, read through a pipe
 	if l := p.log.last("tools reloaded"); l == nil || l["recovered"] != true || l["trigger"] != "degraded retry" {
 		t.Errorf("tools reloaded log = %v, want a recovery by the degraded retry", l)
 	}
