@@ -21,29 +21,9 @@ func TestCacheKeyCoversReferencedFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("openapi.yaml", `openapi: 3.0.3
-info: {title: split, version: "1"}
-servers: [{url: "http://127.0.0.1:9/api"}]
-paths:
-  /pets:
-    post:
-      operationId: addPet
-      requestBody:
-        content:
-          application/json:
-            schema: {$ref: "./pet.yaml#/Pet"}
-      responses: {"200": {description: ok}}
-`)
+	write("openapi.yaml", petSpec(`{$ref: "./pet.yaml#/Pet"}`))
 	write("pet.yaml", "Pet: {type: object, properties: {name: {type: string}}}\n")
-	fs := flagSet("serve")
-	if err := fs.Parse([]string{"--spec", filepath.Join(dir, "openapi.yaml"), "--all-operations", "--cache-dir", filepath.Join(dir, "cache")}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := loadConfig(fs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &app{cfg: cfg, log: zap.NewNop()}
+	a := serveApp(t, "--spec", filepath.Join(dir, "openapi.yaml"), "--all-operations", "--cache-dir", filepath.Join(dir, "cache"))
 	schemaOf := func(cached bool) string { t.Helper(); return firstSchema(t, a, cached) }
 	first := schemaOf(false)
 	if !strings.Contains(first, `"name"`) {
@@ -69,19 +49,7 @@ func TestCacheSkipsUnchangedSpec(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	write := func(prop string) {
 		t.Helper()
-		doc := `openapi: 3.0.3
-info: {title: t, version: "1"}
-servers: [{url: "http://127.0.0.1:9/api"}]
-paths:
-  /pets:
-    post:
-      operationId: addPet
-      requestBody:
-        content:
-          application/json:
-            schema: {type: object, properties: {` + prop + `: {type: string}}}
-      responses: {"200": {description: ok}}
-`
+		doc := petSpec(`{type: object, properties: {` + prop + `: {type: string}}}`)
 		if err := os.WriteFile(spec, []byte(doc), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -91,15 +59,7 @@ paths:
 	}
 	write("name")
 	cache := filepath.Join(dir, "cache")
-	fs := flagSet("serve")
-	if err := fs.Parse([]string{"--spec", spec, "--all-operations", "--cache-dir", cache}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := loadConfig(fs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &app{cfg: cfg, log: zap.NewNop()}
+	a := serveApp(t, "--spec", spec, "--all-operations", "--cache-dir", cache)
 	schemaOf := func(cached bool) string { t.Helper(); return firstSchema(t, a, cached) }
 	if s := schemaOf(false); !strings.Contains(s, `"name"`) {
 		t.Fatalf("first build: %s", s)
@@ -151,4 +111,35 @@ func firstSchema(t *testing.T, a *app, cached bool) string {
 		t.Fatal(err)
 	}
 	return string(raw)
+}
+
+// serveApp is the app of `mcpbridge serve args...`, configured but not run.
+func serveApp(tb testing.TB, args ...string) *app {
+	tb.Helper()
+	fs := flagSet("serve")
+	if err := fs.Parse(args); err != nil {
+		tb.Fatal(err)
+	}
+	cfg, err := loadConfig(fs, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &app{cfg: cfg, log: zap.NewNop()}
+}
+
+// petSpec is a one-operation spec whose request body has schema.
+func petSpec(schema string) string {
+	return `openapi: 3.0.3
+info: {title: pets, version: "1"}
+servers: [{url: "http://127.0.0.1:9/api"}]
+paths:
+  /pets:
+    post:
+      operationId: addPet
+      requestBody:
+        content:
+          application/json:
+            schema: ` + schema + `
+      responses: {"200": {description: ok}}
+`
 }

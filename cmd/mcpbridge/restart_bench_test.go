@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"go.uber.org/zap"
-
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
 )
@@ -20,15 +18,7 @@ func BenchmarkCachedRestart(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fs := flagSet("serve")
-	if err := fs.Parse([]string{"--spec", spec, "--all-operations", "--upstream", "http://127.0.0.1:9", "--cache-dir", b.TempDir()}); err != nil {
-		b.Fatal(err)
-	}
-	cfg, err := loadConfig(fs, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	a := &app{cfg: cfg, log: zap.NewNop()}
+	a := serveApp(b, "--spec", spec, "--all-operations", "--upstream", "http://127.0.0.1:9", "--cache-dir", b.TempDir())
 	if _, err := a.build(b.Context(), false, true); err != nil { // the first start fills the cache
 		b.Fatal(err)
 	}

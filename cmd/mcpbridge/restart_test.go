@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/zap"
 )
 
 // TestRestartServesTheSameList: a restart on an unchanged spec restores
@@ -70,15 +69,7 @@ func TestRestartServesTheSameList(t *testing.T) {
 		t.Fatalf("first start: %d tools, cached %v; want petstore's, built", len(first), cached)
 	}
 	// The cache entry carries the list the first start encoded.
-	fs := flagSet("serve")
-	if err := fs.Parse([]string{"--spec", spec, "--all-operations", "--upstream", "http://127.0.0.1:9", "--cache-dir", cache, "--log-format", "json"}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := loadConfig(fs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &app{cfg: cfg, log: zap.NewNop()}
+	a := serveApp(t, "--spec", spec, "--all-operations", "--upstream", "http://127.0.0.1:9", "--cache-dir", cache, "--log-format", "json")
 	in, err := a.readInputs(t.Context(), true)
 	if err != nil {
 		t.Fatal(err)
