@@ -7,6 +7,8 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -103,6 +105,74 @@ func TestSnapshotRejectsGarbage(t *testing.T) {
 	for _, data := range [][]byte{nil, []byte("not a snapshot"), {0x1, 0x2, 0x3}} {
 		if _, err := bridge.NewFromSnapshot(data, bridge.Options{BaseURL: "http://x"}); err == nil {
 			t.Errorf("NewFromSnapshot(%q) succeeded", data)
+		}
+	}
+}
+
+// TestSnapshotSchemasInList: with an encoded tools/list, a snapshot keeps
+// each schema found there as a place in the list, not as a copy, and the
+// catalog restored from it has the same schemas and list.
+func TestSnapshotSchemasInList(t *testing.T) {
+	res, err := specloader.Load(t.Context(), "../testdata/specs/petstore.3.0.yaml", specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := bridge.Options{BaseURL: "http://127.0.0.1:1/v3"}
+	orig, err := bridge.New(ops, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := orig.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The list as a server encodes it: the tools by name, schemas as they are.
+	defs := append([]*mcp.Tool(nil), orig.OperationDefs()...)
+	slices.SortFunc(defs, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	var names []string
+	schemaBytes := 0
+	for _, d := range defs {
+		names = append(names, d.Name)
+		schemaBytes += len(d.InputSchema.(json.RawMessage))
+		if d.OutputSchema != nil {
+			schemaBytes += len(d.OutputSchema.(json.RawMessage))
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(defs); err != nil {
+		t.Fatal(err)
+	}
+	list := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	orig.SetEncodedList(&bridge.EncodedList{Names: names, JSON: list})
+	data, err := orig.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, most := len(data)-len(list), len(bare)-schemaBytes+64*len(defs); got > most {
+		t.Errorf("snapshot without its list is %d bytes, want at most %d (%d without a list, %d of them schemas)", got, most, len(bare), schemaBytes)
+	}
+	restored, err := bridge.NewFromSnapshot(data, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(orig.OperationDefs())
+	got, _ := json.Marshal(restored.OperationDefs())
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("tools differ after a round trip through the list (-orig +restored):\n%s", diff)
+	}
+	if l := restored.EncodedList(); l == nil || !bytes.Equal(l.JSON, list) || !slices.Equal(l.Names, names) {
+		t.Errorf("restored list differs from the one snapshotted")
+	}
+	// A snapshot cut short, or with bytes past its list, is refused.
+	for _, bad := range [][]byte{data[:len(data)-1], append(slices.Clip(data), ' ')} {
+		if _, err := bridge.NewFromSnapshot(bad, opts); err == nil {
+			t.Errorf("NewFromSnapshot accepted a snapshot of %d bytes (want %d)", len(bad), len(data))
 		}
 	}
 }

@@ -309,6 +309,9 @@ func (a *app) newRuntime(bt *built) (*bridge.Runtime, *mcpx.Server, error) {
 }
 
 func (a *app) serve(ctx context.Context) error {
+	if a.cfg.StartupHugePages && beginStartupHugePages() {
+		defer endStartupHugePages() // at the latest; serveBuilt ends it once started
+	}
 	a.deferValidation = true
 	bt, err := a.build(ctx, true, !a.cfg.NoCache)
 	a.deferValidation = false
@@ -339,7 +342,10 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 		// by the next large allocation, and encoding GitHub's 2.4 MB list
 		// is one. A pipe reader, 20 interleaved cached restarts each:
 		// 207 → 188 ms median to the list.
-		free := time.AfterFunc(firstListGrace, returnMemory)
+		free := time.AfterFunc(firstListGrace, func() {
+			endStartupHugePages()
+			returnMemory()
+		})
 		defer free.Stop()
 	}
 	if bt.cat.Degraded() == "" {
@@ -371,6 +377,7 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 			returnMemory()
 			later(ctx)
 			later = nil // the parsed spec is garbage from here on
+			endStartupHugePages()
 			debug.FreeOSMemory()
 			// Then the encoded tools/list joins the cache entry, so that a
 			// restart answers its first list without encoding it

@@ -8,6 +8,7 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,8 +25,10 @@ import (
 // with the same spec bytes, whitelist, build-relevant options and binary
 // skips parsing and building. Entries are files named by that key's hash,
 // written to a temporary file and renamed (safe against concurrent
-// writers), and prefixed by a SHA-256 of their content (a corrupt or
-// truncated entry is ignored and rewritten).
+// writers), and prefixed by a CRC-32C of their content (a corrupt or
+// truncated entry is ignored and rewritten). A checksum, not a digest: who
+// can write the cache directory can write any entry, digest or not, and
+// SHA-256 over GitHub's entry was ~5% of a restart's CPU.
 //
 // The key covers the root spec document; an entry also lists the documents
 // the spec's $refs pulled in (location and SHA-256), and a hit counts only
@@ -35,7 +38,7 @@ import (
 func (a *app) cacheKey(specSum [sha256.Size]byte, wl []byte) string {
 	h := sha256.New()
 	field := func(s string) { fmt.Fprintf(h, "%d:%s;", len(s), s) }
-	field("mcpbridge-tools-2")
+	field("mcpbridge-tools-3")
 	field(version)
 	if exe, err := os.Executable(); err == nil {
 		if st, err := os.Stat(exe); err == nil {
@@ -93,10 +96,14 @@ func (a *app) cacheDir() (string, error) {
 	return filepath.Join(dir, "mcpbridge"), nil
 }
 
-// A cache file is the SHA-256 of the rest, then the length (uvarint) of
+// A cache file is the CRC-32C of the rest (4 bytes, big-endian), then the length (uvarint) of
 // the gob-encoded list of referenced documents, that list, and the
 // snapshot bytes; the snapshot is written as it is, never copied into a
 // bigger buffer (GitHub's is ~5 MB).
+const crcSize = 4
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 type cacheRef struct {
 	Location string
 	SHA256   [sha256.Size]byte
@@ -114,15 +121,11 @@ func (a *app) loadCached(ctx context.Context, key string, opts bridge.Options, l
 	if err != nil {
 		return nil, nil
 	}
-	if len(data) < sha256.Size {
-		return nil, nil
-	}
-	sum := sha256.Sum256(data[sha256.Size:])
-	if !bytes.Equal(sum[:], data[:sha256.Size]) {
+	if len(data) < crcSize || crc32.Checksum(data[crcSize:], castagnoli) != binary.BigEndian.Uint32(data) {
 		a.log.Warn("tool cache entry is corrupt; rebuilding", zap.String("key", key))
 		return nil, nil
 	}
-	rest := data[sha256.Size:]
+	rest := data[crcSize:]
 	n, w := binary.Uvarint(rest)
 	if w <= 0 || n > uint64(len(rest)-w) {
 		a.log.Warn("tool cache entry unusable; rebuilding", zap.String("key", key))
@@ -182,11 +185,8 @@ func (a *app) writeCache(key string, c *bridge.Catalog, refs []specloader.Ref) e
 		return err
 	}
 	n := binary.AppendUvarint(nil, uint64(head.Len()))
-	h := sha256.New()
-	h.Write(n)
-	h.Write(head.Bytes())
-	h.Write(snap)
-	return writeAtomic(filepath.Join(dir, key+".tools"), h.Sum(nil), n, head.Bytes(), snap)
+	sum := crc32.Update(crc32.Update(crc32.Checksum(n, castagnoli), castagnoli, head.Bytes()), castagnoli, snap)
+	return writeAtomic(filepath.Join(dir, key+".tools"), binary.BigEndian.AppendUint32(nil, sum), n, head.Bytes(), snap)
 }
 
 // writeAtomic writes parts to path through a temporary file renamed into
