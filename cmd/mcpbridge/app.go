@@ -35,6 +35,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/quota"
 	"github.com/mcpbridge/mcpbridge/bridge/rest"
 	"github.com/mcpbridge/mcpbridge/bridge/trace"
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/hugepages"
 	"github.com/mcpbridge/mcpbridge/sanitizer"
 	"github.com/mcpbridge/mcpbridge/sanitizer/zapredact"
 	"github.com/mcpbridge/mcpbridge/specloader"
@@ -309,9 +310,6 @@ func (a *app) newRuntime(bt *built) (*bridge.Runtime, *mcpx.Server, error) {
 }
 
 func (a *app) serve(ctx context.Context) error {
-	if a.cfg.StartupHugePages && beginStartupHugePages() {
-		defer endStartupHugePages() // at the latest; serveBuilt ends it once started
-	}
 	a.deferValidation = true
 	bt, err := a.build(ctx, true, !a.cfg.NoCache)
 	a.deferValidation = false
@@ -322,6 +320,10 @@ func (a *app) serve(ctx context.Context) error {
 }
 
 func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error {
+	if !a.cfg.StartupHugePages {
+		hugepages.End() // a config file said so (hugepages' init reads flags and environment only)
+	}
+	defer hugepages.End() // at the latest; ended below once started
 	rt, srv, err := a.newRuntime(bt)
 	if err != nil {
 		return err
@@ -343,7 +345,7 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 		// is one. A pipe reader, 20 interleaved cached restarts each:
 		// 207 → 188 ms median to the list.
 		free := time.AfterFunc(firstListGrace, func() {
-			endStartupHugePages()
+			hugepages.End()
 			returnMemory()
 		})
 		defer free.Stop()
@@ -377,7 +379,7 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 			returnMemory()
 			later(ctx)
 			later = nil // the parsed spec is garbage from here on
-			endStartupHugePages()
+			hugepages.End()
 			debug.FreeOSMemory()
 			// Then the encoded tools/list joins the cache entry, so that a
 			// restart answers its first list without encoding it

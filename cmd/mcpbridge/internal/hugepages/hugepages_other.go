@@ -1,9 +1,10 @@
 //go:build !linux || !(amd64 || arm64 || ppc64le || s390x || riscv64 || loong64)
 
-package main
+package hugepages
 
 // Huge pages for the start are a Linux matter (hugepages_linux.go).
 
-func beginStartupHugePages() bool { return false }
+func begin() bool { return false }
 
-func endStartupHugePages() {}
+// End does nothing here.
+func End() {}

@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64 || ppc64le || s390x || riscv64 || loong64)
 
-package main
+package hugepages
 
 import (
 	"bufio"
@@ -41,13 +41,13 @@ func vmFlags(t *testing.T, addr uintptr) []string {
 // start's heap block is advised for them (smaps flag "hg"), and the end of
 // the start withdraws the advice ("nh").
 func TestStartupHugePages(t *testing.T) {
-	if !hugePagesOnRequest() {
+	if !onRequest() {
 		mode, _ := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 		t.Skipf("nothing to advise here: transparent huge pages %q, or overcommit mode 2, GOMEMLIMIT or GODEBUG=disablethp=1", bytes.TrimSpace(mode))
 	}
-	defer endStartupHugePages()
-	if !beginStartupHugePages() {
-		t.Fatal("beginStartupHugePages did nothing where huge pages are on request")
+	defer End()
+	if !begin() {
+		t.Fatal("begin did nothing where huge pages are on request")
 	}
 	startupHuge.Lock()
 	start, end := startupHuge.start, startupHuge.end
@@ -58,9 +58,9 @@ func TestStartupHugePages(t *testing.T) {
 	if f := vmFlags(t, start); !slices.Contains(f, "hg") {
 		t.Fatalf("VmFlags of the block %v, want hg (MADV_HUGEPAGE)", f)
 	}
-	endStartupHugePages()
+	End()
 	if f := vmFlags(t, start); !slices.Contains(f, "nh") || slices.Contains(f, "hg") {
 		t.Fatalf("VmFlags after the start %v, want nh and not hg", f)
 	}
-	endStartupHugePages() // a second end does nothing
+	End() // a second end does nothing
 }

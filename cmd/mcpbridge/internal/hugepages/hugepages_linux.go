@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64 || ppc64le || s390x || riscv64 || loong64)
 
-package main
+package hugepages
 
 import (
 	"bytes"
@@ -11,35 +11,6 @@ import (
 	"syscall"
 	"unsafe"
 )
-
-// Start-up on huge pages.
-//
-// A start touches fresh memory: GitHub's spec, all operations, takes
-// ~37,000 page faults to its first tools/list (a 150 MiB peak), a restart
-// from the tool cache ~6,300. On the virtual machines sidecars and CI run
-// on, a fault on a page the guest has not used lately costs the host a
-// fault too: measured here (a Firecracker guest), 13-17 µs per 4 KiB
-// page, so that faults were ~0.55 s of system time in a ~0.8 s first start
-// and the largest single cost of a restart.
-//
-// Where transparent huge pages are enabled on request (the "madvise" mode,
-// the default of most distributions), the start asks for them: before the
-// work, the heap is grown by a large block that is freed at once, its
-// memory advised MADV_HUGEPAGE and returned to the OS untouched, so that
-// the start's allocations, which reuse those pages first (the page
-// allocator takes the lowest free address), fault in 2 MiB at a time.
-// Once the start's work is done (endStartupHugePages), the advice is
-// withdrawn (MADV_NOHUGEPAGE) before serving's memory is returned, so that
-// a served heap stays on 4 KiB pages: khugepaged does not collapse it, and
-// returned memory is returned in full. That is the trouble Go's runtime
-// met when it advised its whole heap (go.dev/issue/63334) and why it no
-// longer does.
-//
-// Nothing is done when huge pages are always on (the heap already gets
-// them) or never, when the kernel counts committed memory strictly
-// (overcommit mode 2: the block would count), when GOMEMLIMIT is set below
-// a gigabyte, or with GODEBUG=disablethp=1. MADV_HUGEPAGE is advice: a
-// kernel without huge pages to spare falls back to 4 KiB pages.
 
 const (
 	madvHugePage   = 14 // MADV_HUGEPAGE
@@ -56,10 +27,10 @@ var startupHuge struct {
 	start, end uintptr // the advised range; 0, 0: none
 }
 
-// beginStartupHugePages advises a fresh heap block for huge pages (see
-// above) and reports whether it did.
-func beginStartupHugePages() bool {
-	if !hugePagesOnRequest() {
+// begin advises a fresh heap block for huge pages (see doc.go) and
+// reports whether it did.
+func begin() bool {
+	if !onRequest() {
 		return false
 	}
 	b := make([]byte, startupBlock)
@@ -80,8 +51,8 @@ func beginStartupHugePages() bool {
 	return true
 }
 
-// endStartupHugePages withdraws the advice; later calls do nothing.
-func endStartupHugePages() {
+// End withdraws the advice, if given; later calls do nothing.
+func End() {
 	startupHuge.Lock()
 	defer startupHuge.Unlock()
 	if startupHuge.start == 0 {
@@ -91,9 +62,9 @@ func endStartupHugePages() {
 	startupHuge.start, startupHuge.end = 0, 0
 }
 
-// hugePagesOnRequest reports whether the kernel gives huge pages to memory
+// onRequest reports whether the kernel gives huge pages to memory
 // advised for them and not otherwise, and nothing else here objects.
-func hugePagesOnRequest() bool {
+func onRequest() bool {
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	if err != nil || !bytes.Contains(mode, []byte("[madvise]")) {
 		return false
