@@ -12,9 +12,13 @@ const minReturnBytes = 8 << 20
 // firstListGrace is how long after serving starts a restart restored from
 // the cache waits before returning memory (serveBuilt): long enough for a
 // client's initialize and first tools/list (GitHub's restart answers it
-// ~90 ms after serving starts here), short enough to be done well before
-// anyone reads the idle RSS.
-const firstListGrace = 200 * time.Millisecond
+// ~90 ms after serving starts here) and for the client to decode it, which
+// takes mcpbench's go-sdk client 100-200 ms for GitHub's 2.4 MB: the
+// collection and madvise calls of a return in the middle of that slowed
+// it on this 2-core machine (mcpbench cold phase, 7 restarts each: 273 ms
+// to a decoded list at 200 ms here, 232 ms at 1 s). RSS stays ~7 MiB higher
+// until then.
+const firstListGrace = time.Second
 
 // returnMemory is debug.FreeOSMemory (a forced collection, then every
 // free page back to the OS) for a heap large enough for it to matter: a
