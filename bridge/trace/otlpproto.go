@@ -397,7 +397,7 @@ func appendFixed64(b []byte, num protowire.Number, x uint64) []byte {
 
 func unixNano(n int64) uint64 { return uint64(max(0, n)) }
 
-func count(n int) uint64 { return uint64(min(max(0, n), math.MaxUint32)) }
+func count(n int) uint64 { return min(uint64(max(0, n)), math.MaxUint32) }
 
 // beginMessage appends the tag of an embedded message and a one-byte
 // length placeholder; it returns where the message's body starts, for
