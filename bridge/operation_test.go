@@ -6,21 +6,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
-	"github.com/mcpbridge/mcpbridge/specloader"
-	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
 // TestToolOperation checks that a tool says which operation it calls, and
 // still does after a round trip through the tool cache's snapshot.
 func TestToolOperation(t *testing.T) {
-	res, err := specloader.Load(t.Context(), "../testdata/specs/petstore.3.0.yaml", specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ops := allOperations(t, "../testdata/specs/petstore.3.0.yaml")
 	opts := bridge.Options{BaseURL: "http://127.0.0.1:1/v3"}
 	orig, err := bridge.New(ops, opts)
 	if err != nil {

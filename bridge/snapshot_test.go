@@ -36,14 +36,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		io.WriteString(w, `{"id":1,"name":"rex"}`)
 	}))
 	defer up.Close()
-	res, err := specloader.Load(t.Context(), "../testdata/specs/petstore.3.0.yaml", specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ops := allOperations(t, "../testdata/specs/petstore.3.0.yaml")
 	opts := bridge.Options{BaseURL: up.URL + "/v3", Client: up.Client(), SpecTitle: "Petstore"}
 	orig, err := bridge.New(ops, opts)
 	if err != nil {
@@ -113,14 +106,7 @@ func TestSnapshotRejectsGarbage(t *testing.T) {
 // each schema found there as a place in the list, not as a copy, and the
 // catalog restored from it has the same schemas and list.
 func TestSnapshotSchemasInList(t *testing.T) {
-	res, err := specloader.Load(t.Context(), "../testdata/specs/petstore.3.0.yaml", specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ops := allOperations(t, "../testdata/specs/petstore.3.0.yaml")
 	opts := bridge.Options{BaseURL: "http://127.0.0.1:1/v3"}
 	orig, err := bridge.New(ops, opts)
 	if err != nil {
@@ -175,4 +161,18 @@ func TestSnapshotSchemasInList(t *testing.T) {
 			t.Errorf("NewFromSnapshot accepted a snapshot of %d bytes (want %d)", len(bad), len(data))
 		}
 	}
+}
+
+// allOperations loads the spec at path and selects every operation.
+func allOperations(t testing.TB, path string) []whitelist.Operation {
+	t.Helper()
+	res, err := specloader.Load(t.Context(), path, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ops
 }

@@ -96,10 +96,10 @@ func (a *app) cacheDir() (string, error) {
 	return filepath.Join(dir, "mcpbridge"), nil
 }
 
-// A cache file is the CRC-32C of the rest (4 bytes, big-endian), then the length (uvarint) of
-// the gob-encoded list of referenced documents, that list, and the
-// snapshot bytes; the snapshot is written as it is, never copied into a
-// bigger buffer (GitHub's is ~5 MB).
+// A cache file is the CRC-32C of the rest (4 bytes, big-endian), then the
+// length (uvarint) of the gob-encoded list of referenced documents, that
+// list, and the snapshot bytes; the snapshot is written as it is, never
+// copied into a bigger buffer (GitHub's is ~3.8 MB).
 const crcSize = 4
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
