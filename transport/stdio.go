@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,7 +79,10 @@ func ServeStdioWithOptions(ctx context.Context, s *mcp.Server, in io.ReadCloser,
 	}
 	d := newDrain()
 	w := &syncWriter{w: out}
-	err := s.Run(ctx, &stdioTransport{in: newFrameReader(in, w, d, o, log), out: d.writer(w)})
+	// Results handed off (transport/handoff) are written by stdioConn
+	// as they are, without go-sdk's second encoding.
+	taker := handoff.NewTaker()
+	err := s.Run(handoff.WithTaker(ctx, taker), &stdioTransport{in: newFrameReader(in, w, d, o, log), out: d.writer(w), taker: taker})
 	switch {
 	case err == nil:
 		return nil

@@ -1,9 +1,12 @@
 package transport
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"io"
 	"strconv"
 	"sync"
@@ -25,12 +28,13 @@ import (
 // before 2025-06-18; frameReader refuses batches before go-sdk sees them,
 // so nothing of it is lost.
 type stdioTransport struct {
-	in  *frameReader
-	out io.WriteCloser // the drain's writer over the synchronised stdout
+	in    *frameReader
+	out   io.WriteCloser // the drain's writer over the synchronised stdout
+	taker *handoff.Taker // results handed off past go-sdk's encoding (nil: none)
 }
 
 func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &stdioConn{in: t.in, out: t.out, incoming: make(chan readResult), closed: make(chan struct{})}
+	c := &stdioConn{in: t.in, out: t.out, taker: t.taker, incoming: make(chan readResult), closed: make(chan struct{})}
 	go c.readLoop()
 	return c, nil
 }
@@ -46,6 +50,7 @@ type readResult struct {
 type stdioConn struct {
 	in       *frameReader
 	out      io.WriteCloser
+	taker    *handoff.Taker
 	incoming chan readResult
 
 	closeOnce sync.Once
@@ -86,8 +91,17 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // inPlaceResult bytes or more, as the envelope's pieces written in one
 // locked sequence around go-sdk's bytes, which are not copied again.
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	// A handed-off result is taken first, so that it is not kept when the
+	// write does not happen.
+	var handed [][]byte
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error == nil {
+		handed, _ = c.taker.Take(r.Result)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if handed != nil {
+		return c.writeHanded(msg.(*jsonrpc.Response), handed)
 	}
 	_, pieces := c.out.(partsWriter)
 	if r, ok := msg.(*jsonrpc.Response); !ok || len(r.Result) < inPlaceResult {
@@ -101,6 +115,41 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		err = c.out.(partsWriter).writeParts(head, result, tail)
 	} else {
 		_, err = c.out.Write(head)
+	}
+	if err != nil {
+		return fmt.Errorf("writing to stdout: %w", err)
+	}
+	return nil
+}
+
+// writeHanded writes a response whose result was handed off: the
+// envelope around the result's parts, in one locked sequence.
+func (c *stdioConn) writeHanded(r *jsonrpc.Response, result [][]byte) error {
+	head := make([]byte, 0, 64)
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	head, ok := appendPlainID(head, r.ID.Raw())
+	if !ok {
+		// An id encoding/json would escape: the envelope as go-sdk writes it.
+		id, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: r.ID, Result: json.RawMessage("0")})
+		if err != nil {
+			return fmt.Errorf("encoding a message: %w", err)
+		}
+		before, _, found := bytes.Cut(id, []byte(`"result":0`))
+		if !found {
+			return fmt.Errorf("encoding a message: unexpected envelope %.60q", id)
+		}
+		head = append(head[:0], before...)
+	} else {
+		head = append(head, ',')
+	}
+	head = append(head, `"result":`...)
+	parts := make([][]byte, 0, len(result)+2)
+	parts = append(append(append(parts, head), result...), lineEnd)
+	var err error
+	if pw, ok := c.out.(partsWriter); ok {
+		err = pw.writeParts(parts...)
+	} else {
+		_, err = c.out.Write(bytes.Join(parts, nil))
 	}
 	if err != nil {
 		return fmt.Errorf("writing to stdout: %w", err)
@@ -124,6 +173,7 @@ type partsWriter interface {
 func (c *stdioConn) Close() error {
 	c.closeOnce.Do(func() {
 		c.closeErr = errors.Join(c.in.Close(), c.out.Close())
+		c.taker.Drop()
 		close(c.closed)
 	})
 	return c.closeErr

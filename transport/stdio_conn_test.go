@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"strings"
 	"sync"
 	"testing"
@@ -188,5 +189,40 @@ func TestWriteLargeResultInPieces(t *testing.T) {
 	defer d.mu.Unlock()
 	if d.pending != 0 || len(d.ids) != 0 {
 		t.Errorf("drain: %d pending, %d ids left after every answer", d.pending, len(d.ids))
+	}
+}
+
+// TestWriteHandedResult: a response whose result was handed off
+// (transport/handoff) is written as go-sdk would write the response with
+// the parts joined as its result, plain and escaped ids alike, and the
+// taker keeps nothing after; a stand-in of another taker is left as it is.
+func TestWriteHandedResult(t *testing.T) {
+	out := &lockedBuffer{}
+	taker := handoff.NewTaker()
+	c := &stdioConn{out: newDrain().writer(&syncWriter{w: out}), taker: taker, closed: make(chan struct{})}
+	parts := [][]byte{[]byte(`{"content":[],"tools":[`), []byte(strings.Repeat(`{"name":"a<b>"},`, 5000) + `{}`), []byte(`]}`)}
+	joined := bytes.Join(parts, nil)
+	for _, id := range []any{float64(7), "abc", "a<b>&c", `q"uote`} {
+		out.buf.Reset()
+		m := &jsonrpc.Response{ID: mustID(t, id), Result: taker.Put(parts...)}
+		if err := c.Write(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+		want := sdkLine(t, &jsonrpc.Response{ID: m.ID, Result: joined})
+		if got := out.buf.String(); got != string(want) {
+			t.Errorf("id %v: wrote %.120q…, want %.120q…", id, got, want)
+		}
+	}
+	if n := taker.Pending(); n != 0 {
+		t.Errorf("%d results still pending", n)
+	}
+	foreign := handoff.NewTaker().Put(parts...)
+	out.buf.Reset()
+	m := &jsonrpc.Response{ID: mustID(t, float64(8)), Result: foreign}
+	if err := c.Write(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.buf.String(); got != string(sdkLine(t, m)) {
+		t.Errorf("a foreign stand-in was replaced: %.120q", got)
 	}
 }

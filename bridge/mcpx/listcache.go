@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"slices"
 	"sort"
 	"sync"
@@ -159,6 +160,7 @@ type encodedList struct {
 	tools []byte
 	lc    *listCache // where tools came from (nil: none)
 	class int
+	taker *handoff.Taker // from the request's context (nil: none)
 }
 
 // listTail ends the encoding of a listResult without tools: encoding/json
@@ -176,6 +178,10 @@ func (l *encodedList) MarshalJSON() ([]byte, error) {
 	head, ok := bytes.CutSuffix(rest.Bytes(), []byte(listTail))
 	if !ok {
 		return nil, fmt.Errorf("mcpx: tools/list result encodes as %.40q…, not ending in %s", rest.Bytes(), listTail)
+	}
+	if l.taker != nil && len(l.tools) >= handoff.MinBytes {
+		// Written as they are (transport/handoff): no copy of the array.
+		return l.taker.Put(head, []byte(`"tools":`), l.tools, []byte("}")), nil
 	}
 	if l.lc != nil {
 		return l.lc.result(l.class, head, l.tools), nil

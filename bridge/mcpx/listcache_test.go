@@ -3,8 +3,10 @@ package mcpx_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -53,9 +55,15 @@ type wire struct {
 
 func newWire(t *testing.T, srv *mcp.Server, version string) *wire {
 	t.Helper()
+	return newWireCtx(t, t.Context(), srv, version)
+}
+
+// newWireCtx is newWire with the session's context.
+func newWireCtx(t *testing.T, ctx context.Context, srv *mcp.Server, version string) *wire {
+	t.Helper()
 	cr, sw := io.Pipe()
 	sr, cw := io.Pipe()
-	ss, err := srv.Connect(t.Context(), &mcp.IOTransport{Reader: sr, Writer: sw, MaxLineLength: -1}, nil)
+	ss, err := srv.Connect(ctx, &mcp.IOTransport{Reader: sr, Writer: sw, MaxLineLength: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,5 +201,43 @@ func TestToolsListFromSnapshot(t *testing.T) {
 	wrong := &bridge.EncodedList{Names: []string{"alpha", "beta"}, JSON: marked.JSON}
 	if got := newWire(t, restore(wrong), "2025-11-25").list(); !bytes.Equal(got, want) {
 		t.Errorf("an array for other tools was served: %s", got)
+	}
+}
+
+// TestToolsListHandedOff: a session whose context carries a handoff taker
+// (the stdio transport's) gets a stand-in for a large list, and the bytes
+// handed off are, joined, byte for byte the list encoding/json writes,
+// both the first list (encoded anew) and the next (from the list cache).
+// A small list is not handed off.
+func TestToolsListHandedOff(t *testing.T) {
+	up := newUpstream(t)
+	var extra strings.Builder
+	for i := range 150 {
+		fmt.Fprintf(&extra, "  /x%d:\n    get:\n      operationId: extra%d\n      description: %q\n      responses: {\"200\": {description: ok}}\n", i, i, strings.Repeat("Some <b>text</b> & more, ", 20))
+	}
+	for _, c := range []struct {
+		name   string
+		extra  string
+		handed bool
+	}{{"large", extra.String(), true}, {"small", "", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := mcpx.New(bridge.NewRuntime(catalog(t, listSpec(c.extra), up, nil)), mcpx.Options{Version: "test"})
+			want := newWire(t, srv.MCP(), "2025-11-25").list()
+			taker := handoff.NewTaker()
+			w := newWireCtx(t, handoff.WithTaker(t.Context(), taker), srv.MCP(), "2025-11-25")
+			for i := range 2 {
+				got := w.list()
+				parts, handed := taker.Take(got)
+				if handed != c.handed {
+					t.Fatalf("list %d (%d bytes): handed off %v, want %v", i+1, len(want), handed, c.handed)
+				}
+				if handed {
+					got = bytes.Join(parts, nil)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("list %d differs from encoding/json's:\n%.300s\nwant\n%.300s", i+1, got, want)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package mcpx
 
 import (
 	"context"
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -68,7 +69,7 @@ func (s *Server) shapeList(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if !s.rt.Catalog().HasAccessLists() { // the same list for every caller
 			if b, ok := s.lists.tools(version, lr.Tools, true); ok {
-				return &encodedList{ListToolsResult: lr, tools: b, lc: &s.lists, class: listClass(version)}, nil
+				return &encodedList{ListToolsResult: lr, tools: b, lc: &s.lists, class: listClass(version), taker: handoff.FromContext(ctx)}, nil
 			}
 		}
 		return fitList(version, lr), nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -26,6 +27,7 @@ import (
 // embedded value, which MarshalJSON reads when jsonrpc2 encodes it.
 type callResult struct {
 	*mcp.CallToolResult
+	taker *handoff.Taker // from the request's context (nil: none)
 }
 
 // encodeCall wraps every tools/call result in a callResult. It is the
@@ -37,7 +39,7 @@ func (s *Server) encodeCall(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
-			return &callResult{r}, nil
+			return &callResult{r, handoff.FromContext(ctx)}, nil
 		}
 		return res, nil
 	}
@@ -105,7 +107,14 @@ func (r *callResult) MarshalJSON() ([]byte, error) {
 		buf = append(buf, `,"structuredContent":`...)
 		buf = appendHTMLEscaped(buf, raw)
 	}
-	return append(buf, tail[len(resultLead):]...), nil
+	buf = append(buf, tail[len(resultLead):]...)
+	// Handed off, buf is written as it is (transport/handoff): only when
+	// it is what jsonrpc2's compaction would leave. Every other part is
+	// encoding/json's output; an upstream answer may be pretty-printed.
+	if r.taker != nil && len(buf) >= handoff.MinBytes && (!isRaw || handoff.Compact(raw)) {
+		return r.taker.Put(buf), nil
+	}
+	return buf, nil
 }
 
 // marshalContent is json.Marshal of one content block, without the second

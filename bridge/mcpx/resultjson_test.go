@@ -3,6 +3,7 @@ package mcpx
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"strings"
 	"testing"
 
@@ -32,6 +33,8 @@ func TestCallResultMatchesSDK(t *testing.T) {
 		"text and structured":  {Content: []mcp.Content{&mcp.TextContent{Text: big}}, StructuredContent: json.RawMessage(big)},
 		"structured, no html":  {Content: []mcp.Content{&mcp.TextContent{Text: `{"a":"b"}`}}, StructuredContent: json.RawMessage(`{"a":"b"}`)},
 		"structured, spaced":   {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: json.RawMessage("{ \"a\" : [1, 2,\n 3] }")},
+		"big, spaced":          {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: json.RawMessage(strings.ReplaceAll(big, `","`, `", "`))},
+		"big, pretty":          {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: json.RawMessage(strings.ReplaceAll(big, `},{`, "},\n  {"))},
 		"structured only":      {Content: []mcp.Content{}, StructuredContent: json.RawMessage(`[1,2]`)},
 		"structured array top": {Content: []mcp.Content{&mcp.TextContent{Text: "[1]"}}, StructuredContent: json.RawMessage(`[1]`)},
 		"error":                {Content: []mcp.Content{&mcp.TextContent{Text: "upstream said 500 <html>"}}, IsError: true},
@@ -49,9 +52,22 @@ func TestCallResultMatchesSDK(t *testing.T) {
 	for name, res := range cases {
 		t.Run(name, func(t *testing.T) {
 			want := encodeLikeJSONRPC(t, res)
-			got := encodeLikeJSONRPC(t, &callResult{res})
+			got := encodeLikeJSONRPC(t, &callResult{CallToolResult: res})
 			if !bytes.Equal(got, want) {
 				t.Fatalf("callResult encoding differs from go-sdk's\n got: %.400s\nwant: %.400s", got, want)
+			}
+			// Handed off to a transport (stdio), the bytes it writes.
+			taker := handoff.NewTaker()
+			got = encodeLikeJSONRPC(t, &callResult{CallToolResult: res, taker: taker})
+			parts, handed := taker.Take(got)
+			if handed {
+				got = bytes.Join(parts, nil)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("handed-off encoding differs from go-sdk's\n got: %.400s\nwant: %.400s", got, want)
+			}
+			if wantHanded := len(want) >= handoff.MinBytes && !strings.Contains(name, "spaced") && !strings.Contains(name, "pretty"); handed != wantHanded {
+				t.Errorf("handed off: %v, want %v (%d bytes)", handed, wantHanded, len(want))
 			}
 		})
 	}
@@ -62,7 +78,7 @@ func TestCallResultMatchesSDK(t *testing.T) {
 func TestCallResultInvalidStructured(t *testing.T) {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: json.RawMessage(`{"a":`)}
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(&callResult{res}); err == nil {
+	if err := json.NewEncoder(&buf).Encode(&callResult{CallToolResult: res}); err == nil {
 		t.Fatalf("invalid structuredContent encoded: %s", buf.Bytes())
 	}
 }
@@ -75,7 +91,7 @@ func BenchmarkCallResultEncode(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		v    any
-	}{{"sdk", res}, {"callResult", &callResult{res}}} {
+	}{{"sdk", res}, {"callResult", &callResult{CallToolResult: res}}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()

@@ -71,11 +71,34 @@ func TestServeValidatesAfterServing(t *testing.T) {
 
 // TestToolsListBytesLogged: the "tools ready" log line's tools_list_bytes
 // is the size of the tools a current client receives in tools/list,
-// counted without encoding the list (defBytes).
+// counted without encoding the list (defBytes), or, on a restart from the
+// tool cache, from the encoded list the entry brought.
 func TestToolsListBytesLogged(t *testing.T) {
+	t.Run("no cache", func(t *testing.T) {
+		if cached := checkListBytesLogged(t, "--no-cache"); cached {
+			t.Error("tools ready says cached with --no-cache")
+		}
+	})
+	t.Run("restart", func(t *testing.T) {
+		dir := t.TempDir()
+		if cached := checkListBytesLogged(t, "--cache-dir", dir); cached {
+			t.Error("the first start says cached")
+		}
+		if cached := checkListBytesLogged(t, "--cache-dir", dir); !cached {
+			t.Error("the restart did not start from the tool cache")
+		}
+	})
+}
+
+// checkListBytesLogged runs serve with extra flags, lists the tools and
+// compares the logged size with the listed one; it reports whether the
+// log line said the tools came from the cache.
+func checkListBytesLogged(t *testing.T, extra ...string) (cached bool) {
+	t.Helper()
 	var mu sync.Mutex
 	var logs bytes.Buffer
-	cmd := exec.Command(os.Args[0], "serve", "--spec", "../../testdata/specs/petstore.3.0.yaml", "--all-operations", "--upstream", "http://127.0.0.1:9", "--no-cache", "--log-format", "json")
+	args := append([]string{"serve", "--spec", "../../testdata/specs/petstore.3.0.yaml", "--all-operations", "--upstream", "http://127.0.0.1:9", "--log-format", "json"}, extra...)
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
 	cmd.Stderr = lockedWriter{&mu, &logs}
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
@@ -100,17 +123,19 @@ func TestToolsListBytesLogged(t *testing.T) {
 	mu.Lock()
 	for _, line := range strings.Split(logs.String(), "\n") {
 		var e struct {
-			Msg   string
-			Bytes int `json:"tools_list_bytes"`
+			Msg    string
+			Bytes  int `json:"tools_list_bytes"`
+			Cached bool
 		}
 		if json.Unmarshal([]byte(line), &e) == nil && e.Msg == "tools ready" {
-			logged = e.Bytes
+			logged, cached = e.Bytes, e.Cached
 		}
 	}
 	mu.Unlock()
 	if listed < 1000 || logged != listed {
 		t.Errorf("tools_list_bytes = %d; the tools a 2025-11-25 client received make %d bytes", logged, listed)
 	}
+	return cached
 }
 
 // TestLargeListWarned: a tools/list past largeListBytes is warned about,
