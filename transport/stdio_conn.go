@@ -144,9 +144,9 @@ func (c *stdioConn) writeHanded(r *jsonrpc.Response, result [][]byte) error {
 	}
 	head = append(head, `"result":`...)
 	parts := make([][]byte, 0, len(result)+2)
-	parts = append(append(append(parts, head), result...), lineEnd)
+	parts = coalesce(append(append(append(parts, head), result...), lineEnd))
 	var err error
-	if pw, ok := c.out.(partsWriter); ok {
+	if pw, ok := c.out.(partsWriter); ok && len(parts) > 1 {
 		err = pw.writeParts(parts...)
 	} else {
 		_, err = c.out.Write(bytes.Join(parts, nil))
@@ -155,6 +155,31 @@ func (c *stdioConn) writeHanded(r *jsonrpc.Response, result [][]byte) error {
 		return fmt.Errorf("writing to stdout: %w", err)
 	}
 	return nil
+}
+
+// coalesce joins runs of parts shorter than inPlaceResult, so that a
+// message is written in as few calls as it can be without copying a large
+// part: each write to a pipe may wake the reader on a partial line.
+func coalesce(parts [][]byte) [][]byte {
+	out := parts[:0:0]
+	var run []byte
+	for _, p := range parts {
+		if len(p) >= inPlaceResult {
+			if run != nil {
+				out, run = append(out, run), nil
+			}
+			out = append(out, p)
+			continue
+		}
+		run = append(run, p...)
+		if len(run) >= inPlaceResult {
+			out, run = append(out, run), nil
+		}
+	}
+	if run != nil {
+		out = append(out, run)
+	}
+	return out
 }
 
 // inPlaceResult is the result size from which a response is written in

@@ -200,19 +200,28 @@ func TestWriteHandedResult(t *testing.T) {
 	out := &lockedBuffer{}
 	taker := handoff.NewTaker()
 	c := &stdioConn{out: newDrain().writer(&syncWriter{w: out}), taker: taker, closed: make(chan struct{})}
-	parts := [][]byte{[]byte(`{"content":[],"tools":[`), []byte(strings.Repeat(`{"name":"a<b>"},`, 5000) + `{}`), []byte(`]}`)}
-	joined := bytes.Join(parts, nil)
-	for _, id := range []any{float64(7), "abc", "a<b>&c", `q"uote`} {
-		out.buf.Reset()
-		m := &jsonrpc.Response{ID: mustID(t, id), Result: taker.Put(parts...)}
-		if err := c.Write(t.Context(), m); err != nil {
-			t.Fatal(err)
-		}
-		want := sdkLine(t, &jsonrpc.Response{ID: m.ID, Result: joined})
-		if got := out.buf.String(); got != string(want) {
-			t.Errorf("id %v: wrote %.120q…, want %.120q…", id, got, want)
+	for _, c2 := range []struct {
+		items, writes int
+	}{{5000, 3}, {1000, 1}} { // 80 KB: the array alone; 16 KB: one line
+		parts := [][]byte{[]byte(`{"content":[],"tools":[`), []byte(strings.Repeat(`{"name":"a<b>"},`, c2.items) + `{}`), []byte(`]}`)}
+		joined := bytes.Join(parts, nil)
+		for _, id := range []any{float64(7), "abc", "a<b>&c", `q"uote`} {
+			out.buf.Reset()
+			before := out.writes
+			m := &jsonrpc.Response{ID: mustID(t, id), Result: taker.Put(parts...)}
+			if err := c.Write(t.Context(), m); err != nil {
+				t.Fatal(err)
+			}
+			want := sdkLine(t, &jsonrpc.Response{ID: m.ID, Result: joined})
+			if got := out.buf.String(); got != string(want) {
+				t.Errorf("id %v: wrote %.120q…, want %.120q…", id, got, want)
+			}
+			if n := out.writes - before; n != c2.writes {
+				t.Errorf("%d bytes written in %d calls, want %d", len(want), n, c2.writes)
+			}
 		}
 	}
+	parts := [][]byte{[]byte(`{"a":`), []byte(strings.Repeat(" ", 10)), []byte(`1}`)}
 	if n := taker.Pending(); n != 0 {
 		t.Errorf("%d results still pending", n)
 	}
