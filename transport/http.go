@@ -89,6 +89,7 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	var (
 		events mcp.EventStore
 		caps   func(http.Handler) http.Handler = func(h http.Handler) http.Handler { return h }
+		hand                                   = handOffHTTP // large results past go-sdk's encodings
 	)
 	if o.Stateful {
 		// Resumable streams (Last-Event-ID) and the SSE priming event need an
@@ -97,6 +98,7 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 		sc := newSessionCaps(mcp.NewMemoryEventStore(nil),
 			newLimiter("stateful sessions", o.MaxSessions, o.MaxSessionsPerIdentity), log)
 		events, caps = sc, sc.wrap
+		hand = func(h http.Handler) http.Handler { return h } // see handOffHTTP
 	}
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		Stateless:           !o.Stateful,
@@ -110,7 +112,7 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	})
 	g := guard{origins: newOriginPolicy(o.AllowedOrigins), auth: authn, log: log}
 
-	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, h.streams.track(caps(keepAlive(o.KeepAlive, streamable))))))
+	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, h.streams.track(caps(keepAlive(o.KeepAlive, hand(streamable)))))))
 	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, http.HandlerFunc(h.sse.serveStream))))
 	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, http.HandlerFunc(h.sse.serveMessage))))
 	h.mux.Handle("/health", g.screened(healthHandler(o.Status, g.authenticated)))

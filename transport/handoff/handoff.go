@@ -100,6 +100,9 @@ func (t *Taker) Take(raw []byte) (parts [][]byte, ok bool) {
 	return parts, ok
 }
 
+// Prefix is how every stand-in of t begins.
+func (t *Taker) Prefix() []byte { return t.prefix }
+
 // Pending is how many handed-off results wait to be taken.
 func (t *Taker) Pending() int {
 	t.mu.Lock()
