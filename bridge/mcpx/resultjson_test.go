@@ -81,17 +81,27 @@ func TestCallResultInvalidStructured(t *testing.T) {
 	if err := json.NewEncoder(&buf).Encode(&callResult{CallToolResult: res}); err == nil {
 		t.Fatalf("invalid structuredContent encoded: %s", buf.Bytes())
 	}
+	// Nor is a large one cut short handed off to be written as it is.
+	cut := `{"items":[` + strings.Repeat(`{"a":1},`, 4000)
+	res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: json.RawMessage(cut)}
+	buf.Reset()
+	if err := json.NewEncoder(&buf).Encode(&callResult{CallToolResult: res, taker: handoff.NewTaker()}); err == nil {
+		t.Fatalf("a structuredContent cut short was encoded: %.100s", buf.Bytes())
+	}
 }
 
 // BenchmarkCallResultEncode is jsonrpc2's encoding of a 1 MiB answer sent
 // as text and structuredContent, by go-sdk's MarshalJSON and by callResult.
+//
+// handedOff is the same result handed off (transport/handoff): encoding/json
+// then meets a stand-in, and the transport takes the bytes.
 func BenchmarkCallResultEncode(b *testing.B) {
 	body := `{"items":[` + strings.Repeat(`{"id":12345,"name":"widget","url":"https://example.com/items/12345","tags":["a","b"]},`, 12000) + `{}]}`
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: body}}, StructuredContent: json.RawMessage(body)}
 	for _, c := range []struct {
 		name string
 		v    any
-	}{{"sdk", res}, {"callResult", &callResult{CallToolResult: res}}} {
+	}{{"sdk", res}, {"callResult", &callResult{CallToolResult: res}}, {"handedOff", &callResult{CallToolResult: res, taker: handoff.NewTaker()}}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
@@ -101,6 +111,12 @@ func BenchmarkCallResultEncode(b *testing.B) {
 				enc.SetEscapeHTML(false)
 				if err := enc.Encode(c.v); err != nil {
 					b.Fatal(err)
+				}
+				// What the stdio transport does with the stand-in.
+				if r, ok := c.v.(*callResult); ok && r.taker != nil {
+					if _, ok := r.taker.Take(bytes.TrimRight(buf.Bytes(), "\n")); !ok {
+						b.Fatal("not handed off")
+					}
 				}
 			}
 		})

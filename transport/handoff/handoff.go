@@ -128,19 +128,39 @@ func (t *Taker) Drop() {
 // a string, so any newline, carriage return or tab fails the check
 // outright; spaces are looked for between strings only.
 //
+// go-sdk's encoding would also have refused invalid JSON. That is not
+// checked in full here (the scan is the cost saved), but a value cut
+// short is: brackets must balance and the last string must end.
+//
 // It jumps from quote to quote (bytes.IndexByte), so it costs a fraction
 // of the compaction it stands in for.
 func Compact(b []byte) bool {
 	if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 || bytes.IndexByte(b, '\t') >= 0 {
 		return false
 	}
+	depth := 0
+	outside := func(seg []byte) bool {
+		for _, c := range seg {
+			switch c {
+			case ' ':
+				return false
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth < 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	for i := 0; i < len(b); {
 		// Outside a string, up to the next quote.
 		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
-			return bytes.IndexByte(b[i:], ' ') < 0
+			return outside(b[i:]) && depth == 0
 		}
-		if bytes.IndexByte(b[i:i+j], ' ') >= 0 {
+		if !outside(b[i : i+j]) {
 			return false
 		}
 		i += j + 1
@@ -161,5 +181,5 @@ func Compact(b []byte) bool {
 			}
 		}
 	}
-	return true
+	return depth == 0
 }

@@ -84,8 +84,12 @@ func TestCompact(t *testing.T) {
 			t.Errorf("Compact(%q) = %v, want %v", s, got, want)
 		}
 	}
-	if Compact([]byte(`"unterminated`)) {
-		t.Error("an unterminated string passed")
+	// Cut short or unbalanced: not handed off, so go-sdk's encoding
+	// refuses them as before.
+	for _, s := range []string{`"unterminated`, `{"a":`, `[1,2`, `]`, `{"a":"x"}}`, `{"a":[1}`[:7], `{"a":"x\"}`} {
+		if Compact([]byte(s)) {
+			t.Errorf("Compact(%q) = true", s)
+		}
 	}
 }
 
