@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 )
 
 // DefaultMaxMessageBytes is the zero value of StdioOptions.MaxMessageBytes:

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"io"
 	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 )
 
 // stdioTransport is the mcp.Transport of a stdio session: one connection
@@ -125,27 +126,12 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // writeHanded writes a response whose result was handed off: the
 // envelope around the result's parts, in one locked sequence.
 func (c *stdioConn) writeHanded(r *jsonrpc.Response, result [][]byte) error {
-	head := make([]byte, 0, 64)
-	head = append(head, `{"jsonrpc":"2.0","id":`...)
-	head, ok := appendPlainID(head, r.ID.Raw())
-	if !ok {
-		// An id encoding/json would escape: the envelope as go-sdk writes it.
-		id, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: r.ID, Result: json.RawMessage("0")})
-		if err != nil {
-			return fmt.Errorf("encoding a message: %w", err)
-		}
-		before, _, found := bytes.Cut(id, []byte(`"result":0`))
-		if !found {
-			return fmt.Errorf("encoding a message: unexpected envelope %.60q", id)
-		}
-		head = append(head[:0], before...)
-	} else {
-		head = append(head, ',')
+	head, err := appendResponseHead(make([]byte, 0, 64), r.ID)
+	if err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
 	}
-	head = append(head, `"result":`...)
 	parts := make([][]byte, 0, len(result)+2)
 	parts = coalesce(append(append(append(parts, head), result...), lineEnd))
-	var err error
 	if pw, ok := c.out.(partsWriter); ok && len(parts) > 1 {
 		err = pw.writeParts(parts...)
 	} else {
@@ -229,10 +215,7 @@ func encodeParts(msg jsonrpc.Message, whole bool) (head, result, tail []byte, er
 		if whole {
 			size += len(r.Result)
 		}
-		buf := make([]byte, 0, size)
-		buf = append(buf, `{"jsonrpc":"2.0","id":`...)
-		if buf, ok = appendPlainID(buf, r.ID.Raw()); ok {
-			buf = append(buf, `,"result":`...)
+		if buf, err := appendResponseHead(make([]byte, 0, size), r.ID); err == nil {
 			if whole {
 				return append(append(buf, r.Result...), lineEnd...), nil, nil, nil
 			}
@@ -247,6 +230,27 @@ func encodeParts(msg jsonrpc.Message, whole bool) (head, result, tail []byte, er
 }
 
 var lineEnd = []byte("}\n")
+
+// appendResponseHead appends a successful response's envelope up to its
+// result, `{"jsonrpc":"2.0","id":ID,"result":`, as EncodeMessage writes
+// it: directly for an id appendPlainID takes, from EncodeMessage itself
+// for one encoding/json escapes.
+func appendResponseHead(buf []byte, id jsonrpc.ID) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	if b, ok := appendPlainID(buf, id.Raw()); ok {
+		return append(b, `,"result":`...), nil
+	}
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: json.RawMessage("0")})
+	if err != nil {
+		return nil, err
+	}
+	head, ok := bytes.CutSuffix(data, []byte(`0}`))
+	if !ok || !bytes.HasSuffix(head, []byte(`,"result":`)) {
+		return nil, fmt.Errorf("unexpected response envelope %.80q", data)
+	}
+	return append(buf[:start], head...), nil
+}
 
 // appendPlainID appends id as encoding/json writes it, for an int64 or a
 // string of printable ASCII other than '"' and '\\' (which it writes as

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 )
 
 // sdkLine is what go-sdk's IOTransport writes for msg.

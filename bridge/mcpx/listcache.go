@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"slices"
 	"sort"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 )
 
 // The tools/list answer is the same for every client of one protocol

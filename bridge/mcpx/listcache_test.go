@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 )
 
 // listSpec has characters encoding/json escapes differently with and

@@ -2,9 +2,10 @@ package mcpx
 
 import (
 	"context"
-	"github.com/mcpbridge/mcpbridge/transport/handoff"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 )
 
 // titleSince is the first protocol revision with a tool's top-level title;

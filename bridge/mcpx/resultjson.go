@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/mcpbridge/mcpbridge/transport/handoff"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 )
 
 // callResult is a tools/call result that marshals to the bytes go-sdk's

@@ -3,11 +3,12 @@ package mcpx
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/mcpbridge/mcpbridge/transport/handoff"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/transport/handoff"
 )
 
 // encodeLikeJSONRPC is how go-sdk's jsonrpc2 turns a result into the
