@@ -74,7 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	var phases, sizes string
 	fs.BoolVar(&c.Short, "short", false, "a few seconds in total (CI): small counts, one cold start per case")
 	fs.StringVar(&c.JSONPath, "json", "", "also write every result as JSON to this file")
-	fs.StringVar(&c.Bridge, "bridge", "", "mcpbridge binary (default: go build ./cmd/mcpbridge into a temp dir)")
+	fs.StringVar(&c.Bridge, "bridge", "", "mcpbridge binary (default: the release build, CGO_ENABLED=0 go build -trimpath -ldflags \"-s -w\" ./cmd/mcpbridge, into a temp dir)")
 	fs.StringVar(&c.BridgeLog, "bridge-log", "", "append the bridge's stderr to this file (default: discard)")
 	fs.IntVar(&c.Rounds, "rounds", 0, "latency rounds; throughput cells are split into as many slices (default 5, short 1)")
 	fs.DurationVar(&c.Duration, "duration", 0, "measured time per throughput cell, target x size x concurrency (default 2s, short 100ms)")
