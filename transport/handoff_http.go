@@ -34,7 +34,10 @@ type handoffWriter struct {
 }
 
 // maxStandInWrite bounds the writes searched for a stand-in: a response
-// whose result is one (~120 bytes) in its SSE framing.
+// whose result is one (~120 bytes) in its SSE framing. go-sdk writes one
+// event per message; only its JSON-response mode (StreamableHTTPOptions.
+// JSONResponse, which the bridge does not set) joins a batch's messages
+// into one write, and would need every write searched.
 const maxStandInWrite = 4 << 10
 
 func (w *handoffWriter) Write(p []byte) (int, error) {
