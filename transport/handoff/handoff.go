@@ -27,6 +27,7 @@ import (
 	"encoding/hex"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // MinBytes is the size from which a result is handed off. Below it, what
@@ -44,16 +45,26 @@ type Taker struct {
 	pending map[uint64][][]byte
 }
 
-// NewTaker returns a Taker whose stand-ins carry a random nonce, so that
-// no value from elsewhere can be taken for one of them.
+// NewTaker returns a Taker whose stand-ins carry a nonce no other taker's
+// do: the process's random one (what an upstream answer cannot guess, so
+// no value from elsewhere can be taken for a stand-in) and a count. One
+// is made per HTTP request: no system call per taker.
 func NewTaker() *Taker {
-	var nonce [12]byte
-	_, _ = rand.Read(nonce[:]) // never fails (crypto/rand)
+	n := takers.Add(1)
 	return &Taker{
-		prefix:  []byte(`"\u0000handoff:` + hex.EncodeToString(nonce[:]) + ":"),
+		prefix:  []byte(`"\u0000handoff:` + processNonce() + "-" + strconv.FormatUint(n, 36) + ":"),
 		pending: map[uint64][][]byte{},
 	}
 }
+
+var (
+	takers       atomic.Uint64
+	processNonce = sync.OnceValue(func() string {
+		var nonce [12]byte
+		_, _ = rand.Read(nonce[:]) // never fails (crypto/rand)
+		return hex.EncodeToString(nonce[:])
+	})
+)
 
 type ctxKey struct{}
 
