@@ -69,53 +69,49 @@ func (r *callResult) MarshalJSON() ([]byte, error) {
 	if err != nil || !bytes.HasPrefix(tail, []byte(resultLead)) {
 		return res.MarshalJSON()
 	}
-	size := len(tail) + len(raw) + 64
-	blocks := make([][]byte, len(res.Content))
-	for i, c := range res.Content {
-		if blocks[i], err = marshalContent(c); err != nil {
-			return nil, err
-		}
-		size += len(blocks[i]) + 1
-	}
-	var meta []byte
+	// The result in parts, the large ones (text blocks, structuredContent)
+	// as they are: joined once below, or handed off without being joined.
+	parts := make([][]byte, 0, 2*len(res.Content)+8)
+	parts = append(parts, []byte("{"))
 	if len(res.Meta) > 0 {
-		if meta, err = json.Marshal(res.Meta); err != nil {
+		meta, err := json.Marshal(res.Meta)
+		if err != nil {
 			return nil, err
 		}
-		size += len(meta)
+		parts = append(parts, []byte(`"_meta":`), meta, []byte(","))
 	}
-	buf := make([]byte, 0, size)
-	buf = append(buf, '{')
-	if meta != nil {
-		buf = append(buf, `"_meta":`...)
-		buf = append(buf, meta...)
-		buf = append(buf, ',')
-	}
-	buf = append(buf, `"content":`...)
 	if res.Content == nil {
-		buf = append(buf, "null"...)
+		parts = append(parts, []byte(`"content":null`))
 	} else {
-		buf = append(buf, '[')
-		for i, b := range blocks {
+		parts = append(parts, []byte(`"content":[`))
+		for i, c := range res.Content {
 			if i > 0 {
-				buf = append(buf, ',')
+				parts = append(parts, []byte(","))
 			}
-			buf = append(buf, b...)
+			b, err := marshalContent(c)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, b)
 		}
-		buf = append(buf, ']')
+		parts = append(parts, []byte("]"))
 	}
 	if isRaw {
-		buf = append(buf, `,"structuredContent":`...)
-		buf = appendHTMLEscaped(buf, raw)
+		parts = append(parts, []byte(`,"structuredContent":`), htmlEscaped(raw))
 	}
-	buf = append(buf, tail[len(resultLead):]...)
-	// Handed off, buf is written as it is (transport/handoff): only when
-	// it is what jsonrpc2's compaction would leave. Every other part is
-	// encoding/json's output; an upstream answer may be pretty-printed.
-	if r.taker != nil && len(buf) >= handoff.MinBytes && (!isRaw || handoff.Compact(raw)) {
-		return r.taker.Put(buf), nil
+	parts = append(parts, tail[len(resultLead):])
+	size := 0
+	for _, p := range parts {
+		size += len(p)
 	}
-	return buf, nil
+	// Handed off, the parts are written as they are (transport/handoff):
+	// only when they are what jsonrpc2's compaction would leave. Every
+	// other part is encoding/json's output; an upstream answer may be
+	// pretty-printed.
+	if r.taker != nil && size >= handoff.MinBytes && (!isRaw || handoff.Compact(raw)) {
+		return r.taker.Put(parts...), nil
+	}
+	return bytes.Join(parts, nil), nil
 }
 
 // marshalContent is json.Marshal of one content block, without the second
@@ -128,15 +124,18 @@ func marshalContent(c mcp.Content) ([]byte, error) {
 	return json.Marshal(c)
 }
 
-// appendHTMLEscaped appends raw as json.Marshal writes a json.RawMessage:
-// with <, > and & in strings escaped (\u003c...). Whitespace and U+2028/9
-// are left to the compaction jsonrpc2 runs over the whole result, which
-// removes and escapes them as json.Marshal's would have.
-func appendHTMLEscaped(buf, raw []byte) []byte {
-	if bytes.IndexByte(raw, '<') < 0 && bytes.IndexByte(raw, '>') < 0 && bytes.IndexByte(raw, '&') < 0 {
-		return append(buf, raw...)
+// htmlEscaped is raw as json.Marshal writes a json.RawMessage: with <, >,
+// & and the line separators U+2028 and U+2029 escaped (\u003c...,
+// \u2028); raw itself when it has none of them. Whitespace is left to
+// the compaction jsonrpc2 runs over the whole result (a handed-off result
+// has none: handoff.Compact).
+func htmlEscaped(raw []byte) []byte {
+	if bytes.IndexByte(raw, '<') < 0 && bytes.IndexByte(raw, '>') < 0 && bytes.IndexByte(raw, '&') < 0 &&
+		!bytes.Contains(raw, []byte("\u2028")) && !bytes.Contains(raw, []byte("\u2029")) {
+		return raw
 	}
-	b := bytes.NewBuffer(buf)
-	json.HTMLEscape(b, raw)
+	var b bytes.Buffer
+	b.Grow(len(raw) + len(raw)/16)
+	json.HTMLEscape(&b, raw)
 	return b.Bytes()
 }

@@ -34,6 +34,8 @@ func TestCallResultMatchesSDK(t *testing.T) {
 		"text and structured":  {Content: []mcp.Content{&mcp.TextContent{Text: big}}, StructuredContent: json.RawMessage(big)},
 		"structured, no html":  {Content: []mcp.Content{&mcp.TextContent{Text: `{"a":"b"}`}}, StructuredContent: json.RawMessage(`{"a":"b"}`)},
 		"structured, spaced":   {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: json.RawMessage("{ \"a\" : [1, 2,\n 3] }")},
+		"line separators":      {Content: []mcp.Content{&mcp.TextContent{Text: "x\u2028y"}}, StructuredContent: json.RawMessage("{\"a\":\"x\u2028y\u2029z\"}")},
+		"big, separators":      {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: json.RawMessage(strings.ReplaceAll(big, "é", "é\u2028"))},
 		"big, spaced":          {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: json.RawMessage(strings.ReplaceAll(big, `","`, `", "`))},
 		"big, pretty":          {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, StructuredContent: json.RawMessage(strings.ReplaceAll(big, `},{`, "},\n  {"))},
 		"structured only":      {Content: []mcp.Content{}, StructuredContent: json.RawMessage(`[1,2]`)},
