@@ -138,3 +138,74 @@ func TestArgumentLimits(t *testing.T) {
 		t.Errorf("upstream saw %d calls; want 1 (only the valid one)", calls.Load())
 	}
 }
+
+const credObjectSpec = `openapi: 3.0.3
+info: {title: creds, version: "1"}
+paths:
+  /echo:
+    get:
+      operationId: echo
+      parameters:
+        - {name: filter, in: query, style: form, explode: true, schema: {type: object, additionalProperties: true}}
+        - {name: co, in: cookie, style: form, explode: true, schema: {type: object, additionalProperties: true}}
+      responses: {"200": {description: ok}}
+`
+
+// TestCredentialNamesFromObjectKeys: a free-form object exploded into the
+// query or the cookies cannot write a pair named like a credential (which
+// most servers would read before the configured one); other keys go.
+func TestCredentialNamesFromObjectKeys(t *testing.T) {
+	var got atomic.Pointer[http.Request]
+	var calls atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		got.Store(r.Clone(r.Context()))
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	defer up.Close()
+	res, err := specloader.LoadData(t.Context(), []byte(credObjectSpec), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := bridge.Credentials{Query: map[string]string{"api_key": "qk-configured-1"}, Cookies: map[string]string{"sess": "ck-configured-1"}}
+	b, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Credentials: creds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := bridge.NewRuntime(b)
+	for _, tc := range []struct{ name, args, want string }{
+		{"query key", `{"filter":{"api_key":"ATTACKER"}}`, `query parameter "api_key"`},
+		{"query key escaped", `{"filter":{"q":"1","api%5Fkey":"x","api_key":"ATTACKER"}}`, `query parameter "api_key"`},
+		{"cookie key", `{"co":{"sess":"ATTACKER"}}`, `cookie "sess"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := rt.Call(t.Context(), &bridge.Call{Tool: "echo", Args: []byte(tc.args)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := out.Result.Content[0].(*mcp.TextContent).Text
+			if out.Kind != bridge.BadArguments || !strings.Contains(text, tc.want) {
+				t.Errorf("got kind %v, %q; want bad_arguments mentioning %q", out.Kind, text, tc.want)
+			}
+		})
+	}
+	if calls.Load() != 0 {
+		t.Fatalf("the upstream was called %d times with a credential's name from the arguments", calls.Load())
+	}
+	out, err := rt.Call(t.Context(), &bridge.Call{Tool: "echo", Args: []byte(`{"filter":{"q":"1"},"co":{"theme":"dark"}}`)})
+	if err != nil || out.Kind != bridge.OK {
+		t.Fatalf("ordinary keys refused: %v %+v", err, out)
+	}
+	req := got.Load()
+	if v := req.URL.Query()["api_key"]; len(v) != 1 || v[0] != "qk-configured-1" || req.URL.Query().Get("q") != "1" {
+		t.Errorf("upstream query %q", req.URL.RawQuery)
+	}
+	if c := req.Header.Get("Cookie"); c != "theme=dark; sess=ck-configured-1" {
+		t.Errorf("upstream cookies %q", c)
+	}
+}

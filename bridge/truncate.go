@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -39,12 +40,19 @@ func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte) *mcp.Ca
 			}
 		}
 	}
-	red, _ := c.redactor.RedactBody(mt, prefix)
-	text := safeCut(red)
-	res := &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.TextContent{Text: text},
-		&mcp.TextContent{Text: fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the text above stops at %d bytes.", limit, len(text))},
-	}}
+	var res *mcp.CallToolResult
+	if k := media.Classify(mt); mt != "" && k != media.JSON && k != media.JSONLines && k != media.XML && k != media.Form && k != media.Text {
+		// The first bytes of an image or an archive are of no use as text.
+		res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
+			"Truncated answer: the upstream sent more than %d bytes of %s (--max-response-bytes); none of it is shown.", limit, mt)}}}
+	} else {
+		red, _ := c.redactor.RedactBody(mt, prefix)
+		text := c.redactor.TrimPartialSecret(safeCut(red))
+		res = &mcp.CallToolResult{Content: []mcp.Content{
+			&mcp.TextContent{Text: string(text) + " …(truncated)"},
+			&mcp.TextContent{Text: fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the text above stops after %d of them.", limit, len(text))},
+		}}
+	}
 	if t.output.Raw() != nil {
 		c.shaper.Structure(t.def.Name, &t.output, res, nil)
 	}
@@ -68,16 +76,29 @@ func arrayPrefix(prefix []byte) ([]json.RawMessage, bool) {
 	return items, true
 }
 
-// safeCut ends redacted text before its last run of non-space bytes, which
-// the limit may have cut inside (half a secret would not match a rule),
-// and at a UTF-8 boundary.
-func safeCut(b []byte) string {
-	i := bytes.LastIndexFunc(b, unicode.IsSpace)
-	if i > 0 {
+// safeCut ends redacted text before its last word, which the limit may
+// have cut inside (half a secret would not match a rule), and at a UTF-8
+// boundary. The last word is the last run of non-space bytes; in text
+// without spaces (compact JSON, a query string), the last run of bytes a
+// token is made of.
+func safeCut(b []byte) []byte {
+	if i := bytes.LastIndexFunc(b, unicode.IsSpace); i > 0 {
+		b = b[:i]
+	} else {
+		i := len(b)
+		for i > 0 && tokenByte(b[i-1]) {
+			i--
+		}
 		b = b[:i]
 	}
 	for len(b) > 0 && !utf8.Valid(b) {
 		b = b[:len(b)-1]
 	}
-	return string(b) + " …(truncated)"
+	return b
+}
+
+// tokenByte reports whether c may be part of a key or token, as written
+// plain, base64-, URL- or JSON-escaped.
+func tokenByte(c byte) bool {
+	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("+/=_-.~%\\", c) >= 0
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,6 +75,37 @@ func TestTruncate(t *testing.T) {
 	}
 	if strings.Contains(text, secret[:12]) {
 		t.Errorf("half of the secret leaked: %q", text[len(text)-60:])
+	}
+
+	// No spaces to cut at: the limit falls inside the secret after padding
+	// chosen by whoever shapes the answer (an agent's arguments, an
+	// upstream echoing them), at every offset, in compact JSON, plain text
+	// and a query string. No part of the secret may come back.
+	for _, tc := range []struct{ ct, head, pre, post string }{
+		{"text/plain", "", "", strings.Repeat("B", 100)},
+		{"application/json", `{"v":"`, "", strings.Repeat("B", 100) + `"}`},
+		{"application/x-www-form-urlencoded", "a=1&", "k=", "&z=" + strings.Repeat("B", 100)},
+	} {
+		for off := 1; off < len(secret); off += 3 {
+			pad := 1000 - off - len(tc.head) - len(tc.pre)
+			body, ct = tc.head+strings.Repeat("A", pad)+tc.pre+secret+tc.post, tc.ct
+			r = call()
+			text := r.Content[0].(*mcp.TextContent).Text
+			if cut := strings.TrimSuffix(text, " …(truncated)"); strings.HasSuffix(cut, secret[:2]) || strings.Contains(cut, secret[:off]) || len(cut) > 1000 {
+				t.Fatalf("%s, limit %d bytes into the secret: %d bytes, ends %q", tc.ct, off, len(cut), text[max(0, len(text)-40):])
+			}
+			note := r.Content[1].(*mcp.TextContent).Text
+			if want := "stops after " + strconv.Itoa(len(strings.TrimSuffix(text, " …(truncated)"))) + " of them"; !strings.Contains(note, want) {
+				t.Fatalf("note %q, want %q", note, want)
+			}
+		}
+	}
+
+	// Binary media: no bytes of it as text.
+	body, ct = strings.Repeat("\x89PNG", 300), "image/png"
+	r = call()
+	if len(r.Content) != 1 || !strings.Contains(r.Content[0].(*mcp.TextContent).Text, "none of it is shown") {
+		t.Errorf("truncated image: %+v", r.Content)
 	}
 
 	// Without Truncate the same answer is a too_large error.

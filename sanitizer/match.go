@@ -489,3 +489,27 @@ func matches[T text](r *Redactor, s T) bool {
 func keepMasked[T text](r *Redactor, v T) bool {
 	return hasAt(v, 0, maskedPrefix) && !matches(r, v)
 }
+
+// TrimPartialSecret returns b without a trailing part of a configured
+// secret: the longest proper prefix of a secret, or of one of its encoded
+// forms, that b ends with, repeatedly. Text cut at a size limit may end
+// inside a secret, and half a secret matches no rule; cut text goes
+// through this after redaction. It may drop a few ordinary bytes that
+// happen to start a secret's form.
+func (r *Redactor) TrimPartialSecret(b []byte) []byte {
+	for {
+		cut := 0
+		for _, l := range r.lits {
+			for k := min(len(l.s)-1, len(b)); k > cut; k-- {
+				if string(b[len(b)-k:]) == l.s[:k] {
+					cut = k
+					break
+				}
+			}
+		}
+		if cut == 0 {
+			return b
+		}
+		b = b[:len(b)-cut]
+	}
+}

@@ -168,6 +168,23 @@ func (p *Plan) Build(ctx context.Context, args map[string]any, creds *Prepared, 
 			cookies = append(cookies, pairs...)
 		}
 	}
+	// A parameter named like a credential is not a tool argument, but a
+	// free-form object (form-exploded query or cookie) writes pairs named
+	// by its keys: {"api_key": "..."} would send the agent's key ahead of
+	// the configured one, which most servers read first.
+	if len(creds.queryNames) > 0 && len(query) > len(base.RawQuery) {
+		if arg, name := queryCredential(query[len(base.RawQuery):], creds.queryNames, p.Params, args); name != "" {
+			return nil, &ArgumentError{Field: arg, Reason: fmt.Sprintf("the value would send the query parameter %q, which carries the bridge's upstream credential", name)}
+		}
+	}
+	if len(creds.cookieNames) > 0 && len(cookies) > 0 {
+		for _, c := range cookies {
+			name, _, _ := strings.Cut(c, "=")
+			if slices.Contains(creds.cookieNames, strings.TrimSpace(name)) {
+				return nil, &ArgumentError{Field: cookieArg(p.Params, args), Reason: fmt.Sprintf("the value would send the cookie %q, which carries the bridge's upstream credential", strings.TrimSpace(name))}
+			}
+		}
+	}
 	for _, kv := range creds.query {
 		if len(query) > 0 {
 			query = append(query, '&')
@@ -229,6 +246,52 @@ func (p *Plan) Build(ctx context.Context, args map[string]any, creds *Prepared, 
 	return req, nil
 }
 
+// queryCredential finds, in the query pairs the arguments wrote, one
+// whose name (unescaped) is a credential's, and the query argument whose
+// own encoding wrote it.
+func queryCredential(q []byte, names []string, params []Param, args map[string]any) (arg, name string) {
+	if name = credentialPair(q, names); name == "" {
+		return "", ""
+	}
+	for i := range params {
+		prm := &params[i]
+		v, ok := args[prm.Arg]
+		if !ok || prm.Spec.In != "query" {
+			continue
+		}
+		if one, err := prm.Spec.appendQuery(nil, v); err == nil && credentialPair(one, names) != "" {
+			return prm.Arg, name
+		}
+	}
+	return "", name
+}
+
+// credentialPair is the name of the first pair of the query q named like
+// one of names, once unescaped; "" if none is.
+func credentialPair(q []byte, names []string) string {
+	for pair := range strings.SplitSeq(string(q), "&") {
+		k, _, _ := strings.Cut(pair, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		if slices.Contains(names, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// cookieArg names the first cookie argument given, for an error about
+// the cookies the arguments wrote.
+func cookieArg(params []Param, args map[string]any) string {
+	for i := range params {
+		if _, ok := args[params[i].Arg]; ok && params[i].Spec.In == "cookie" {
+			return params[i].Arg
+		}
+	}
+	return ""
+}
+
 // Credentials are the upstream credentials attached to every request. They
 // come from configuration only, are never accepted as tool arguments, and
 // are fed to the redactor so they never reach a client or a log.
@@ -251,6 +314,9 @@ type Prepared struct {
 	headers       map[string]string
 	query         []string // escaped key=value pairs
 	cookies       []string // name=value pairs
+	// queryNames and cookieNames are the credentials' parameter names:
+	// an argument may not send a pair of that name (see [Plan.Build]).
+	queryNames, cookieNames []string
 }
 
 func (c Credentials) Prepare() (*Prepared, error) {
@@ -276,9 +342,11 @@ func (c Credentials) Prepare() (*Prepared, error) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Query)) {
 		p.query = append(p.query, url.QueryEscape(k)+"="+url.QueryEscape(c.Query[k]))
+		p.queryNames = append(p.queryNames, k)
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Cookies)) {
 		p.cookies = append(p.cookies, k+"="+c.Cookies[k])
+		p.cookieNames = append(p.cookieNames, k)
 	}
 	return p, nil
 }
