@@ -405,13 +405,38 @@ func (c *Catalog) baseFor(op whitelist.Operation) (*url.URL, error) {
 			if err != nil {
 				return nil, fmt.Errorf("operation servers: %w", err)
 			}
-			return url.Parse(raw)
+			u, err := url.Parse(raw)
+			if err != nil {
+				return nil, fmt.Errorf("operation servers: %w", err)
+			}
+			// Credentials go to one origin only: an operation served
+			// elsewhere would carry them to a host the operator never
+			// named (a spec can point anywhere).
+			if c.base != nil && len(c.rules.Secrets) > 0 && origin(u) != origin(c.base) { // configured credentials and the OAuth2 client secret
+				return nil, fmt.Errorf("its servers are on %s, not the upstream's origin %s, and upstream credentials would travel there: set --upstream to send every operation to one origin, or bridge that origin separately", origin(u), origin(c.base))
+			}
+			return u, nil
 		}
 	}
 	if c.base == nil {
 		return nil, fmt.Errorf("no upstream base URL: the spec declares no usable server; set --upstream")
 	}
 	return c.base, nil
+}
+
+// origin is u's scheme://host:port, with the scheme's default port
+// written out, for comparing where requests go.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // Tools returns every tool: the operations, then the built-in tools.

@@ -209,3 +209,66 @@ func TestCredentialNamesFromObjectKeys(t *testing.T) {
 		t.Errorf("upstream cookies %q", c)
 	}
 }
+
+// TestOperationServersKeepCredentialsHome: with upstream credentials
+// configured, an operation whose own servers are on another origin than
+// the upstream's is skipped with the reason (the credentials would travel
+// there); the same origin, written differently, is fine; without
+// credentials the other origin is served.
+func TestOperationServersKeepCredentialsHome(t *testing.T) {
+	const spec = `openapi: 3.0.3
+info: {title: origins, version: "1"}
+servers: [{url: "https://api.example.com/v1"}]
+paths:
+  /home:
+    get:
+      operationId: home
+      responses: {"200": {description: ok}}
+  /same:
+    servers: [{url: "https://API.example.com:443/v2"}]
+    get:
+      operationId: same
+      responses: {"200": {description: ok}}
+  /away:
+    get:
+      operationId: away
+      servers: [{url: "https://uploads.example.net"}]
+      responses: {"200": {description: ok}}
+`
+	res, err := specloader.LoadData(t.Context(), []byte(spec), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		creds bridge.Credentials
+		rules []string
+		want  int
+	}{
+		{"header key", bridge.Credentials{Headers: map[string]string{"X-Api-Key": "hk-configured-1"}}, nil, 2},
+		{"OAuth2 client secret", bridge.Credentials{}, []string{"client-secret-1"}, 2},
+		{"no credentials", bridge.Credentials{}, nil, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := bridge.Options{BaseURL: "https://api.example.com/v1", UseOperationServers: true, Credentials: tc.creds}
+			opts.Rules.Secrets = tc.rules
+			b, err := bridge.New(ops, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Len() != tc.want {
+				t.Fatalf("%d tools, want %d (skipped: %+v)", b.Len(), tc.want, b.Skipped())
+			}
+			if tc.want == 2 {
+				sk := b.Skipped()
+				if len(sk) != 1 || !strings.Contains(sk[0].Reason, "https://uploads.example.net:443") || !strings.Contains(sk[0].Reason, "credentials") {
+					t.Errorf("skipped %+v; want away, naming its origin", sk)
+				}
+			}
+		})
+	}
+}

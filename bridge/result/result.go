@@ -80,7 +80,11 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 		// only as an origin (the rest of the location may carry secrets).
 		msg := fmt.Sprintf("upstream answered HTTP %d %s, a redirect that was not followed", status, http.StatusText(status))
 		if loc, err := url.Parse(header.Get("Location")); err == nil && loc.Host != "" {
-			msg += " (to " + s.Redactor.RedactString(loc.Scheme+"://"+loc.Host) + ", another origin than the configured upstream)"
+			where := loc.Host // a scheme-relative //host
+			if loc.Scheme != "" {
+				where = loc.Scheme + "://" + loc.Host
+			}
+			msg += " (to " + s.Redactor.RedactString(where) + ", another origin than the configured upstream)"
 		}
 		return Error(msg), nil
 	}

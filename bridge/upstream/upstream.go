@@ -143,6 +143,10 @@ func sameOriginRedirects(req *http.Request, via []*http.Request) error {
 	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
 		return http.ErrUseLastResponse
 	}
+	// net/http sets Referer to the previous URL, whose query may hold a
+	// credential (api_key=...): the upstream need not see it again in a
+	// header it may log or echo.
+	req.Header.Del("Referer")
 	return nil
 }
 

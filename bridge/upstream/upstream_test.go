@@ -33,6 +33,9 @@ func TestUpstreamClientRedirects(t *testing.T) {
 		case "/here":
 			http.Redirect(w, r, "/final", http.StatusFound)
 		case "/final":
+			if ref := r.Header.Get("Referer"); ref != "" {
+				t.Errorf("the redirect carried Referer %q (the previous URL, credentials in its query)", ref)
+			}
 			w.WriteHeader(http.StatusOK)
 		}
 	}))
@@ -42,7 +45,7 @@ func TestUpstreamClientRedirects(t *testing.T) {
 		path string
 		want int
 	}{{"/away", http.StatusFound}, {"/here", http.StatusOK}} {
-		req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, up.URL+tt.path, nil)
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, up.URL+tt.path+"?api_key=secret", nil)
 		req.Header.Set("X-API-Key", "secret")
 		resp, err := c.Do(req)
 		if err != nil {

@@ -85,6 +85,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// Every log line passes through the sanitizer, whatever the call site.
 	redacted := zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapredact.Wrap(c, red) })
 	log, usageLog = log.WithOptions(redacted), usageLog.WithOptions(redacted)
+	// The standard library's logger too: net/http writes through it what
+	// an upstream sent unasked on an idle connection ("Unsolicited
+	// response ... starting with <its bytes>"), and libraries may; those
+	// lines now pass the sanitizer like every other.
+	if undo, err := zap.RedirectStdLogAt(log.Named("go"), zapcore.WarnLevel); err == nil {
+		defer undo()
+	}
 	defer flushLog() //nolint:errcheck // stderr errors are not actionable; writes the waiting usage records
 	a := &app{cfg: cfg, log: log, usageLog: usageLog, stdin: stdin, stdout: stdout, stderr: stderr}
 	if _, set := os.LookupEnv("GOGC"); !set {

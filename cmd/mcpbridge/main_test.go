@@ -117,9 +117,15 @@ func (rec *recorder) take() []recorded {
 // client. Everything the program writes to stdout is kept for inspection.
 func startBridge(t *testing.T, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
 	t.Helper()
+	return startBridgeStderr(t, &testWriter{t: t}, args...)
+}
+
+// startBridgeStderr is startBridge with the bridge's stderr going to w.
+func startBridgeStderr(t *testing.T, w io.Writer, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
-	cmd.Stderr = &testWriter{t: t}
+	cmd.Stderr = w
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
