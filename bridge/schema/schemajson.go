@@ -17,9 +17,11 @@ import (
 // level of nesting (encoding/json compacts the bytes a Marshaler returns),
 // which made it the largest cost of building GitHub's 1,223 tools. This
 // writer keeps its key order (type, properties, items, then the struct's
-// field order, then Extra) and differs in two ways: an empty schema is
+// field order, then Extra) and differs in three ways: an empty schema is
 // written {} rather than true (some model providers reject boolean
-// subschemas), and strings are not HTML-escaped (<, > and & cost six bytes
+// subschemas), the false schema is written {"not":{}} where it is a
+// member of properties or $defs (the TypeScript SDK's client rejects a
+// boolean there), and strings are not HTML-escaped (<, > and & cost six bytes
 // each otherwise). TestMarshalSchemaMatchesLibrary holds it to the
 // library's output, value for value, over the whole corpus.
 func Marshal(s *jsonschema.Schema) ([]byte, error) {
@@ -107,7 +109,7 @@ func (w *writer) schema(s *jsonschema.Schema) {
 				n++
 				w.str(name)
 				w.buf = append(w.buf, ':')
-				w.schema(v)
+				w.member(v)
 			}
 		}
 		for _, name := range sortedKeys(m) {
@@ -120,7 +122,7 @@ func (w *writer) schema(s *jsonschema.Schema) {
 			n++
 			w.str(name)
 			w.buf = append(w.buf, ':')
-			w.schema(m[name])
+			w.member(m[name])
 		}
 		w.buf = append(w.buf, '}')
 	}
@@ -257,6 +259,18 @@ func isFalseSchema(s *jsonschema.Schema) bool {
 func isEmptySchema(s *jsonschema.Schema) bool {
 	raw, err := json.Marshal(s)
 	return err == nil && string(raw) == "true"
+}
+
+// member writes a schema that is the value of a map of schemas
+// (properties, $defs...): the false schema as {"not":{}}, not false. The
+// TypeScript SDK's client refuses a tools/list whose tool has a boolean
+// among its top-level properties, and other clients may be as strict.
+func (w *writer) member(s *jsonschema.Schema) {
+	if s != nil && isFalseSchema(s) {
+		w.buf = append(w.buf, `{"not":{}}`...)
+		return
+	}
+	w.schema(s)
 }
 
 func (w *writer) fail(msg string) {

@@ -29,6 +29,10 @@ func normalizeTrue(v any, schemaPos bool) any {
 			case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
 				if m, ok := e.(map[string]any); ok {
 					for n, s := range m {
+						if b, ok := s.(bool); ok && !b {
+							m[n] = map[string]any{"not": map[string]any{}} // as the writer puts a false member
+							continue
+						}
 						m[n] = normalizeTrue(s, true)
 					}
 				}
@@ -165,4 +169,21 @@ func BenchmarkMarshalSchema(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestMarshalFalseMember: a false schema among properties or $defs is
+// written as an object (the TypeScript SDK's client refuses a tools/list
+// with a boolean there); elsewhere it stays false.
+func TestMarshalFalseMember(t *testing.T) {
+	no := &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"gone": no, "ok": {Type: "string"}},
+		AdditionalProperties: no, Defs: map[string]*jsonschema.Schema{"never": no}}
+	got, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"object","properties":{"gone":{"not":{}},"ok":{"type":"string"}},"$defs":{"never":{"not":{}}},"additionalProperties":false}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }
