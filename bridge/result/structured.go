@@ -31,7 +31,9 @@ const MetaKey = "mcpbridge/structuredContent"
 //   - otherwise (a scalar or array at the top, a text or binary answer, a
 //     remainder that still does not validate) structuredContent is {},
 //     provided the schema admits it, as every tolerant output schema does;
-//   - with a strict schema that admits neither, there is none.
+//   - with a strict schema that admits neither, there is none, and the
+//     result is an error result (isError), which strict clients accept
+//     without structuredContent, its text the whole answer and a reason.
 //
 // Anything short of the whole answer is said under [MetaKey]. The first
 // mismatch of each tool is logged at WARN with where it was, later ones
@@ -67,7 +69,13 @@ func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty bo
 		}
 	}
 	if out.Validate(map[string]any{}) != nil {
-		s.mismatch(t.Name, reason+"; the schema rejects {} too, so there is no structuredContent")
+		// A result without structuredContent fails the call in strict
+		// clients (the TypeScript SDK's), and no structuredContent would
+		// conform: the answer goes as an error result, which clients take
+		// without one, its text whole, with the reason.
+		s.mismatch(t.Name, reason+"; the schema rejects {} too, so the answer goes as an error result")
+		res.IsError = true
+		res.Content = append(res.Content, &mcp.TextContent{Text: "The upstream's answer (above) does not match this tool's output schema, which admits no substitute (--output-schema strict): " + reason + "."})
 		return
 	}
 	if !logged {

@@ -118,7 +118,7 @@ func TestShapeStructured(t *testing.T) {
 		{name: "strict: a format JavaScript asserts", out: strict, body: `{"id":1,"name":"Rex","born":"yesterday"}`,
 			want: `{"id":1,"name":"Rex"}`,
 			meta: map[string]any{"reduced": true, "removedCount": float64(1), "removed": []any{"/born"}, "reason": "/born: not a valid date"}},
-		{name: "strict: a missing required member cannot be reduced", out: strict, body: `{"id":1}`},
+		{name: "strict: a missing required member cannot be reduced: an error result", out: strict, body: `{"id":1}`, isError: true},
 		{name: "top level array: {}", out: tolerant, body: `[1,2]`, want: `{}`,
 			meta: map[string]any{"replaced": true, "reason": "the answer is not a JSON object"}},
 		{name: "the answer null: {}", out: tolerant, body: `null`, want: `{}`,
