@@ -2,6 +2,7 @@ package request
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/mcpbridge/mcpbridge/bridge/media"
@@ -394,7 +395,16 @@ func (b *Body) encode(v any) ([]byte, string, error) {
 				}
 				return data, b.Header, nil
 			}
-			return nil, "", fmt.Errorf("body must be a string for %s", b.ContentType)
+			// A text type whose schema is an object or an array (a YAML
+			// document, a spec's "type: object" on text/plain): the value
+			// goes as JSON text, which is YAML too.
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(v); err != nil {
+				return nil, "", fmt.Errorf("body: %w", err)
+			}
+			return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), b.Header, nil
 		}
 		str, err := scalarString(v)
 		if err != nil {

@@ -12,6 +12,23 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/schema"
 )
 
+// structured reports whether s declares only object or array values.
+func structured(s *jsonschema.Schema) bool {
+	types := s.Types
+	if s.Type != "" {
+		types = []string{s.Type}
+	}
+	if len(types) == 0 {
+		return false
+	}
+	for _, t := range types {
+		if t != "object" && t != "array" && t != "null" {
+			return false
+		}
+	}
+	return true
+}
+
 // BodySchema is the input-schema property for the request body in the
 // chosen media type. Binary payloads are base64 strings (or a file object);
 // multipart file parts accept a base64 string or a file object (content,
@@ -37,6 +54,15 @@ func BodySchema(conv *schema.Converter, rb *openapi3.RequestBody, bs *Body) *jso
 		cp := *s
 		cp.Type = "object"
 		s = &cp
+	}
+	if bs.Kind == KindText && bs.XML == nil && structured(s) {
+		// Text with an object or array schema: encode sends such a value
+		// as JSON text, and a string as it is (the text itself, as for a
+		// script a spec declares "type: object, format: file").
+		return &jsonschema.Schema{
+			Description: "The request body (" + bs.ContentType + "): the text itself, or a value sent as JSON text.",
+			AnyOf:       []*jsonschema.Schema{{Type: "string"}, s},
+		}
 	}
 	files := bs.fileProps()
 	if len(files) == 0 || len(s.Properties) == 0 {
