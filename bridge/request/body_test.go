@@ -294,9 +294,10 @@ var bodyCases = []struct {
 		wantBody: "héllo\n", wantType: "text/plain",
 	},
 	{
-		name:  "text/plain object",
-		rb:    `{"content":{"text/plain":{}}}`,
-		value: map[string]any{}, err: "body must be a string",
+		name:     "text/plain object goes as JSON text",
+		rb:       `{"content":{"text/plain":{}}}`,
+		value:    map[string]any{"a": []any{1, "<b>"}},
+		wantBody: `{"a":[1,"<b>"]}`, wantType: "text/plain",
 	},
 	{
 		name:     "octet-stream",
