@@ -33,6 +33,9 @@ func validate(ctx context.Context, doc *openapi3.T, strict bool) ([]string, erro
 	if err == nil {
 		return nil, nil
 	}
+	if ctx.Err() != nil && !strict {
+		return nil, nil // abandoned on the way out: nothing to report
+	}
 	if strict {
 		return nil, fmt.Errorf("validating (Options.Strict): %w", err)
 	}
@@ -41,13 +44,28 @@ func validate(ctx context.Context, doc *openapi3.T, strict bool) ([]string, erro
 
 // runValidate calls doc.Validate, turning a panic into a finding: the
 // document is loaded by then, and in lenient mode still usable.
-func runValidate(ctx context.Context, doc *openapi3.T, opts []openapi3.ValidationOption) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("validation stopped: %w", panicError(r))
-		}
+//
+// kin-openapi's Validate does not watch ctx: on Microsoft Graph's spec it
+// runs for minutes, and a bridge whose client had gone kept running it
+// (it validates in the background once serving). So it runs on its own
+// goroutine, and a ctx that ends abandons it: the caller returns at
+// once; the goroutine finishes on its own, or with the process.
+func runValidate(ctx context.Context, doc *openapi3.T, opts []openapi3.ValidationOption) error {
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("validation stopped: %w", panicError(r))
+			}
+		}()
+		done <- doc.Validate(ctx, opts...)
 	}()
-	return doc.Validate(ctx, opts...)
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("validation abandoned: %w", ctx.Err())
+	}
 }
 
 // findings flattens kin-openapi's MultiError (possibly nested) into one
