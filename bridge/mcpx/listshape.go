@@ -2,7 +2,9 @@ package mcpx
 
 import (
 	"context"
+	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/transport/handoff"
@@ -56,6 +58,12 @@ type hints struct {
 // filterList left.
 func (s *Server) shapeList(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		// A cursor of the bridge's own pages (listpage.go) is not go-sdk's
+		// to read: it lists everything, and the page is cut from that.
+		cursor := ""
+		if lreq, ok := req.(*mcp.ListToolsRequest); ok && lreq.Params != nil && strings.HasPrefix(lreq.Params.Cursor, pageCursorPrefix) {
+			cursor, lreq.Params.Cursor = lreq.Params.Cursor, ""
+		}
 		res, err := next(ctx, method, req)
 		if method != "tools/list" || err != nil {
 			return res, err
@@ -67,6 +75,13 @@ func (s *Server) shapeList(next mcp.MethodHandler) mcp.MethodHandler {
 		version := ""
 		if r, ok := req.(interface{ ProtocolVersion() string }); ok {
 			version = r.ProtocolVersion()
+		}
+		pg, err := page(lr, cursor)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		}
+		if pg != lr { // one page of a list too large for one message
+			return fitList(version, pg), nil
 		}
 		if !s.rt.Catalog().HasAccessLists() { // the same list for every caller
 			if b, ok := s.lists.tools(version, lr.Tools, true); ok {

@@ -366,6 +366,10 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 			a.log.Warn("tools/list is larger than most agents' context can hold: select operations with a whitelist, or serve --tools dynamic (search, describe, call); `mcpbridge tools --stats` shows what each setting saves",
 				zap.Int("tools_list_bytes", n), zap.Int("tools_list_tokens_estimate", n/4), zap.Int("tools", len(bt.cat.Listed())))
 		}
+		if n > mcpx.ListPageBytes() {
+			a.log.Warn("tools/list goes in pages: one message would be larger than clients take (the TypeScript SDK drops a connection over 10 MiB); a client that does not follow nextCursor sees only the first page",
+				zap.Int("tools_list_bytes", n), zap.Int("page_bytes", mcpx.ListPageBytes()))
+		}
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
