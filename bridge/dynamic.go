@@ -275,8 +275,11 @@ type searchResult struct {
 	Tags      []string `json:"tags,omitempty"`
 }
 
-// search answers search_operations.
-func (c *Catalog) search(args map[string]any) (any, error) {
+// search answers search_operations for caller: only the operations it may
+// call are searched, ranked and counted, as if the catalog held no others
+// (the ranking's term weights come from those operations alone, so the
+// order of what it sees says nothing of what it does not).
+func (c *Catalog) search(args map[string]any, caller *Identity) (any, error) {
 	q, _ := args["query"].(string)
 	tag, _ := args["tag"].(string)
 	limit := 10
@@ -296,15 +299,16 @@ func (c *Catalog) search(args map[string]any) (any, error) {
 	if tag != "" {
 		keep = func(d *searchDoc) bool { return hasTag(d.tool, tag) }
 	}
+	docs := visibleDocs(c.searchDocs, caller)
 	var hits []scored
 	if len(terms) == 0 {
-		for i := range c.searchDocs {
-			if keep == nil || keep(&c.searchDocs[i]) {
-				hits = append(hits, scored{&c.searchDocs[i], 1})
+		for i := range docs {
+			if keep == nil || keep(&docs[i]) {
+				hits = append(hits, scored{&docs[i], 1})
 			}
 		}
 	} else {
-		hits = rank(c.searchDocs, terms, keep)
+		hits = rank(docs, terms, keep)
 	}
 	out := struct {
 		Results    []searchResult `json:"results"`
@@ -321,13 +325,51 @@ func (c *Catalog) search(args map[string]any) (any, error) {
 	return out, nil
 }
 
+// visibleDocs is docs without the operations id may not call (see
+// [Tool.Allowed]); docs itself when it may call them all.
+func visibleDocs(docs []searchDoc, id *Identity) []searchDoc {
+	for i := range docs {
+		if docs[i].tool.Allowed(id) {
+			continue
+		}
+		out := make([]searchDoc, i, len(docs)-1)
+		copy(out, docs[:i])
+		for j := i + 1; j < len(docs); j++ {
+			if docs[j].tool.Allowed(id) {
+				out = append(out, docs[j])
+			}
+		}
+		return out
+	}
+	return docs
+}
+
 // operation returns the operation tool named name for the meta-tools.
 func (c *Catalog) operation(name string) (*Tool, error) {
 	t, ok := c.byName[name]
 	if !ok || t.builtin != notBuiltin {
-		return nil, &ArgumentError{Field: "name", Reason: fmt.Sprintf("no operation %q: use %s to find one", name, c.metaName(builtinSearch))}
+		return nil, c.noOperation(name)
 	}
 	return t, nil
+}
+
+// visibleOperation is operation for a caller: an operation id may not call
+// is answered exactly as one that does not exist, so that describing names
+// reveals nothing of the tools its access lists hide.
+func (c *Catalog) visibleOperation(name string, id *Identity) (*Tool, error) {
+	t, err := c.operation(name)
+	if err != nil {
+		return nil, err
+	}
+	if !t.Allowed(id) {
+		return nil, c.noOperation(name)
+	}
+	return t, nil
+}
+
+// noOperation is the answer for a name that names no operation.
+func (c *Catalog) noOperation(name string) error {
+	return &ArgumentError{Field: "name", Reason: fmt.Sprintf("no operation %q: use %s to find one", name, c.metaName(builtinSearch))}
 }
 
 func (c *Catalog) metaName(b builtin) string {
@@ -339,10 +381,11 @@ func (c *Catalog) metaName(b builtin) string {
 	return SearchToolName
 }
 
-// describe answers describe_operation.
-func (c *Catalog) describe(args map[string]any) (any, error) {
+// describe answers describe_operation for caller, which learns nothing of
+// an operation it may not call (see visibleOperation).
+func (c *Catalog) describe(args map[string]any, caller *Identity) (any, error) {
 	name, _ := args["name"].(string)
-	t, err := c.operation(name)
+	t, err := c.visibleOperation(name, caller)
 	if err != nil {
 		return nil, err
 	}
@@ -371,9 +414,9 @@ func (c *Catalog) answerMeta(_ context.Context, call *Call) *Outcome {
 	var v any
 	if err == nil {
 		if call.target.builtin == builtinSearch {
-			v, err = c.search(args)
+			v, err = c.search(args, call.Caller)
 		} else {
-			v, err = c.describe(args)
+			v, err = c.describe(args, call.Caller)
 		}
 	}
 	if err != nil {

@@ -1,8 +1,10 @@
 package bridge
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -64,7 +66,27 @@ func reducedSpec(doc *openapi3.T, ops []whitelist.Operation, red *sanitizer.Reda
 	if err != nil {
 		return nil, err
 	}
-	// The components the document refers to, transitively.
+	err = addComponents(root, func(section, name string) (any, error) {
+		v := componentValue(&comps, section, name)
+		if v == nil {
+			return nil, nil
+		}
+		tree, err := toTree(v)
+		if err != nil {
+			return nil, fmt.Errorf("components/%s/%s: %w", section, name, err)
+		}
+		return tree, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(redactTree(root, red, false))
+}
+
+// addComponents adds to root's components the ones its $refs reach,
+// transitively; lookup gives one component as a JSON tree, nil for none
+// (a dangling $ref: the document says so itself).
+func addComponents(root map[string]any, lookup func(section, name string) (any, error)) error {
 	found := map[string]map[string]any{} // section → name → value
 	queue := collectRefs(root, nil)
 	for len(queue) > 0 {
@@ -74,13 +96,12 @@ func reducedSpec(doc *openapi3.T, ops []whitelist.Operation, red *sanitizer.Reda
 		if !ok || found[section][name] != nil {
 			continue
 		}
-		v := componentValue(&comps, section, name)
-		if v == nil {
-			continue // a dangling $ref: the document says so itself
-		}
-		tree, err := toTree(v)
+		tree, err := lookup(section, name)
 		if err != nil {
-			return nil, fmt.Errorf("components/%s/%s: %w", section, name, err)
+			return err
+		}
+		if tree == nil {
+			continue
 		}
 		if found[section] == nil {
 			found[section] = map[string]any{}
@@ -95,10 +116,14 @@ func reducedSpec(doc *openapi3.T, ops []whitelist.Operation, red *sanitizer.Reda
 			root["components"] = c
 		}
 		for section, entries := range found {
+			if have, ok := c[section].(map[string]any); ok {
+				maps.Copy(have, entries) // the security schemes, all kept
+				continue
+			}
 			c[section] = entries
 		}
 	}
-	return json.Marshal(redactTree(root, red, false))
+	return nil
 }
 
 // toTree marshals v and decodes it as plain JSON values.
@@ -241,4 +266,133 @@ func (c *Catalog) buildSpec(doc *openapi3.T, ops []whitelist.Operation) []byte {
 		return nil
 	}
 	return spec
+}
+
+// SpecAccess says which part of openapi://spec (see [Catalog.Spec]) id may
+// read: the operations it may call (see [Tool.Allowed]). all reports that
+// it may call every one, and then Spec is its document as is. Otherwise key
+// names the set it may call, within this catalog: callers with one key are
+// served one document, [Catalog.SpecFor]'s, which a server may keep by key
+// rather than make per read.
+func (c *Catalog) SpecAccess(id *Identity) (key string, all bool) {
+	var bits []byte
+	all = true
+	i := 0
+	for _, t := range c.tools {
+		if t.builtin != notBuiltin {
+			continue
+		}
+		if i%8 == 0 {
+			bits = append(bits, 0)
+		}
+		if t.Allowed(id) {
+			bits[i/8] |= 1 << (i % 8)
+		} else {
+			all = false
+		}
+		i++
+	}
+	if all {
+		return "", true
+	}
+	return string(bits), false
+}
+
+// SpecFor is openapi://spec as id may read it: [Catalog.Spec] reduced to
+// the operations id may call. The others leave their path items (a path
+// item left with no operation leaves the document), and the tags and
+// components only they used leave with them; the security schemes stay.
+// It is nil when the catalog serves no spec, and Spec itself when id may
+// call every operation. Each call reduces the document afresh: see
+// [Catalog.SpecAccess] for what may be shared.
+func (c *Catalog) SpecFor(id *Identity) ([]byte, error) {
+	spec := c.Spec()
+	if spec == nil {
+		return nil, nil
+	}
+	if _, all := c.SpecAccess(id); all {
+		return spec, nil
+	}
+	ops := map[string]bool{}
+	for _, t := range c.tools {
+		if t.builtin == notBuiltin && t.Allowed(id) {
+			ops[t.plan.Label] = true
+		}
+	}
+	return narrowSpec(spec, ops)
+}
+
+// pathItemFields are the members of a path item that are not operations.
+var pathItemFields = map[string]bool{"summary": true, "description": true, "servers": true, "parameters": true, "$ref": true}
+
+// narrowSpec reduces spec, a document reducedSpec made, to the operations
+// ops names ("GET /pets/{petId}", as plan labels say). Whatever member of a
+// path item is not known to be something else counts as an operation, and
+// stays only when named: what is not recognized is left out, not shown.
+// The document was redacted when made; nothing is added to it here.
+func narrowSpec(spec []byte, ops map[string]bool) ([]byte, error) {
+	var root map[string]any
+	dec := json.NewDecoder(bytes.NewReader(spec))
+	dec.UseNumber() // numbers (examples, limits) pass through as written
+	if err := dec.Decode(&root); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", SpecURI, err)
+	}
+	used := map[string]bool{} // tags of the operations kept
+	paths, _ := root["paths"].(map[string]any)
+	for path, v := range paths {
+		item, _ := v.(map[string]any)
+		kept := 0
+		for k, op := range item {
+			if pathItemFields[k] || strings.HasPrefix(k, "x-") {
+				continue
+			}
+			if !ops[strings.ToUpper(k)+" "+path] {
+				delete(item, k)
+				continue
+			}
+			kept++
+			o, _ := op.(map[string]any)
+			tags, _ := o["tags"].([]any)
+			for _, t := range tags {
+				if name, ok := t.(string); ok {
+					used[name] = true
+				}
+			}
+		}
+		if kept == 0 {
+			delete(paths, path)
+		}
+	}
+	if tags, ok := root["tags"].([]any); ok {
+		var kept []any
+		for _, t := range tags {
+			m, _ := t.(map[string]any)
+			if name, _ := m["name"].(string); used[name] {
+				kept = append(kept, t)
+			}
+		}
+		if kept == nil {
+			delete(root, "tags")
+		} else {
+			root["tags"] = kept
+		}
+	}
+	if comps, ok := root["components"].(map[string]any); ok {
+		delete(root, "components")
+		if schemes, ok := comps["securitySchemes"]; ok {
+			root["components"] = map[string]any{"securitySchemes": schemes}
+		}
+		err := addComponents(root, func(section, name string) (any, error) {
+			entries, _ := comps[section].(map[string]any)
+			return entries[name], nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	out, err := json.Marshal(root)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", SpecURI, err)
+	}
+	return out, nil
 }

@@ -65,6 +65,8 @@ type Server struct {
 	lists listCache // the encoded tools/list arrays (listcache.go)
 
 	res resourceReg // the resources it lists now (resources.go)
+
+	specs specViews // openapi://spec as callers with access lists read it (specviews.go)
 }
 
 // New builds the MCP server for rt and registers the current catalog's

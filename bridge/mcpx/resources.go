@@ -51,6 +51,7 @@ func specResource() *mcp.Resource {
 func (s *Server) syncResources(cat *bridge.Catalog) {
 	s.res.mu.Lock()
 	defer s.res.mu.Unlock()
+	s.specs.reset() // kept for the previous catalog
 	next := make(map[string]*bridge.Resource, len(cat.Resources()))
 	var added, changed, removed int
 	for _, r := range cat.Resources() {
@@ -120,9 +121,14 @@ func (s *Server) addResource(r *bridge.Resource) {
 func (s *Server) readResource(key string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
-		r, ok := s.rt.Catalog().Resource(key)
-		if !ok {
-			return nil, mcp.ResourceNotFoundError(uri) // removed by a reload a moment ago
+		cat := s.rt.Catalog()
+		r, ok := cat.Resource(key)
+		if !ok || !resourceAllowed(cat, key, callerOf(req)) {
+			// Removed by a reload a moment ago, or hidden from this caller
+			// (bridge.Access would refuse the call too): checked before the
+			// variables, so that a hidden template answers a bad one as an
+			// unknown URI does.
+			return nil, mcp.ResourceNotFoundError(uri)
 		}
 		args, err := r.Args(uri)
 		if err != nil {
@@ -141,11 +147,24 @@ func (s *Server) readResource(key string) mcp.ResourceHandler {
 	}
 }
 
-// readSpec answers openapi://spec from the current catalog.
+// readSpec answers openapi://spec from the current catalog: with access
+// lists, reduced to the operations the caller may call (specviews.go), so
+// that the document shows no tool that tools/list hides from it.
 func (s *Server) readSpec(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	spec := s.rt.Catalog().Spec()
+	cat := s.rt.Catalog()
+	spec := cat.Spec()
 	if spec == nil {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	if cat.HasAccessLists() {
+		id := callerOf(req)
+		if key, all := cat.SpecAccess(id); !all {
+			var err error
+			spec, err = s.specs.get(cat, key, func() ([]byte, error) { return cat.SpecFor(id) })
+			if err != nil {
+				return nil, fmt.Errorf("reducing %s to the caller's operations: %w", bridge.SpecURI, err)
+			}
+		}
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: bridge.SpecURI, MIMEType: "application/json", Text: string(spec)}}}, nil
 }
@@ -247,9 +266,10 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 	if p == nil || p.Ref == nil || p.Ref.Type != "ref/resource" {
 		return out, nil
 	}
-	r, ok := s.rt.Catalog().Resource(p.Ref.URI)
-	if !ok || !r.Template() {
-		return out, nil
+	cat := s.rt.Catalog()
+	r, ok := cat.Resource(p.Ref.URI)
+	if !ok || !r.Template() || !resourceAllowed(cat, p.Ref.URI, callerOf(req)) {
+		return out, nil // a template hidden from the caller is as unknown
 	}
 	enum, list, ok := r.Completions(p.Argument.Name)
 	if !ok {
@@ -380,9 +400,9 @@ func (s *Server) filterResources(next mcp.MethodHandler) mcp.MethodHandler {
 		cat := s.rt.Catalog()
 		switch r := res.(type) {
 		case *mcp.InitializeResult:
-			r.Capabilities = completionCapability(r.Capabilities, cat)
+			r.Capabilities = completionCapability(r.Capabilities, cat, callerOf(req))
 		case *mcp.DiscoverResult:
-			r.Capabilities = completionCapability(r.Capabilities, cat)
+			r.Capabilities = completionCapability(r.Capabilities, cat, callerOf(req))
 		case *mcp.ListResourcesResult:
 			if cat.HasAccessLists() {
 				id := callerOf(req)
@@ -399,9 +419,9 @@ func (s *Server) filterResources(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // completionCapability is caps without completions when cat has no
-// resource template (a copy; caps itself is shared).
-func completionCapability(caps *mcp.ServerCapabilities, cat *bridge.Catalog) *mcp.ServerCapabilities {
-	if caps == nil || caps.Completions == nil || cat.HasTemplates() {
+// resource template id may read (a copy; caps itself is shared).
+func completionCapability(caps *mcp.ServerCapabilities, cat *bridge.Catalog, id *bridge.Identity) *mcp.ServerCapabilities {
+	if caps == nil || caps.Completions == nil || hasTemplateFor(cat, id) {
 		return caps
 	}
 	cp := *caps
@@ -409,6 +429,21 @@ func completionCapability(caps *mcp.ServerCapabilities, cat *bridge.Catalog) *mc
 	return &cp
 }
 
+// hasTemplateFor reports whether cat has a resource template id may read.
+func hasTemplateFor(cat *bridge.Catalog, id *bridge.Identity) bool {
+	if !cat.HasAccessLists() {
+		return cat.HasTemplates()
+	}
+	for _, r := range cat.Resources() {
+		if r.Template() && resourceAllowed(cat, r.URI(), id) {
+			return true
+		}
+	}
+	return false
+}
+
+// callerOf is who sent req: the identity the HTTP transport authenticated,
+// or bridge.Local over stdio.
 func callerOf(req mcp.Request) *bridge.Identity {
 	if extra := req.GetExtra(); extra != nil && extra.Header != nil {
 		return identity(extra)
