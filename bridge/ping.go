@@ -2,10 +2,13 @@ package bridge
 
 import (
 	"encoding/json"
+	"net/url"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/bridge/schema"
+	"github.com/mcpbridge/mcpbridge/sanitizer"
 )
 
 // PingInfo is what the built-in ping tool reports.
@@ -21,6 +24,47 @@ type PingInfo struct {
 	// LastReload is the outcome of the last reload attempt, when there was
 	// one: "ok", "unchanged", or why it failed (the old tools keep serving).
 	LastReload string `json:"lastReload,omitempty"`
+}
+
+// MarshalJSON writes p as the ping tool answers it: with the upstream URL
+// as [PublicURL] shows it, since a key passed in the URL's query
+// (?appid=..., ?token=...) must not reach the client.
+func (p PingInfo) MarshalJSON() ([]byte, error) {
+	type plain PingInfo // without this method
+	p.Upstream = PublicURL(p.Upstream)
+	return json.Marshal(plain(p))
+}
+
+// PublicURL returns the URL raw as the bridge may show it to a client or
+// an operator: scheme, host, port and path as they are, and every query
+// value masked with [sanitizer.Mask], keys kept (a query item without '='
+// is masked whole); userinfo and fragment, which the upstream URL cannot
+// hold anyway, are left out. Every value is masked, not those of names
+// that look sensitive: keys travel under any name (appid, sig, key). A
+// string that does not parse is kept up to its first '?' or '#'. The path
+// is shown as it is: credentials belong in upstream-auth, not in the path.
+// PublicURL("") is "".
+func PublicURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.IndexAny(raw, "?#"); i >= 0 {
+			return raw[:i] + "?" + sanitizer.Mask
+		}
+		return raw
+	}
+	u.User, u.Fragment, u.RawFragment = nil, "", ""
+	if u.RawQuery != "" {
+		items := strings.Split(u.RawQuery, "&")
+		for i, it := range items {
+			if k, _, ok := strings.Cut(it, "="); ok {
+				items[i] = k + "=" + sanitizer.Mask
+			} else if it != "" {
+				items[i] = sanitizer.Mask
+			}
+		}
+		u.RawQuery = strings.Join(items, "&")
+	}
+	return u.String()
 }
 
 // PingToolName is the built-in tool's name; when an operation already uses

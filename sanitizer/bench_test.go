@@ -223,3 +223,30 @@ func BenchmarkRedactBody(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRedactJSONLearned is BenchmarkRedactJSON for a bridge with an
+// OAuth2 grant: besides the configured secret, a Secrets set holding
+// DefaultKeep rotated access tokens.
+func BenchmarkRedactJSONLearned(b *testing.B) {
+	set := sanitizer.NewSecrets(0)
+	r, err := sanitizer.New(sanitizer.Rules{Secrets: []string{"s3cr3t-upstream-key"}, Learned: set})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range sanitizer.DefaultKeep {
+		set.Add(fmt.Sprintf("at-%02d-Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg", i))
+	}
+	for _, size := range []int{16 << 10, 1 << 20} {
+		doc := apiDoc(size, true)
+		b.Run(sizeName(size), func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			b.ReportAllocs()
+			dst := make([]byte, 0, len(doc))
+			for b.Loop() {
+				if dst, err = r.RedactJSON(dst[:0], doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

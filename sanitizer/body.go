@@ -128,6 +128,7 @@ func classify(mediaType string) (bodyKind, string) {
 // bytes is kept as it was. A body with nothing to mask is returned as is
 // (for JSON: compacted), never modified in place.
 func (r *Redactor) RedactBody(mediaType string, body []byte) ([]byte, int) {
+	r = r.current()
 	out, n := r.redactBody(mediaType, body, 0)
 	r.counted(n)
 	return out, n
@@ -138,6 +139,7 @@ func (r *Redactor) RedactBody(mediaType string, body []byte) ([]byte, int) {
 // a configured prefix or pattern. Key names play no part. It does not
 // allocate (patterns aside).
 func (r *Redactor) Contains(b []byte) bool {
+	r = r.current()
 	return matchesMode(r, b, true)
 }
 

@@ -8,7 +8,10 @@
 // bodies of any media type ([Redactor.RedactBody]). It is a leaf: it
 // imports the standard library only, never another mcpbridge package, zap,
 // go-sdk or net/http. It does no I/O and never logs. A Redactor is
-// immutable and safe for concurrent use. Package zapredact (a sub-package,
+// immutable and safe for concurrent use; the one thing that changes under
+// it is a [Secrets] set given as [Rules.Learned], to which the caller adds
+// secrets learned while serving (rotating OAuth2 access tokens), masked
+// from then on like configured ones. Package zapredact (a sub-package,
 // which does import zap) applies a Redactor to everything a zap logger
 // writes.
 //
@@ -109,6 +112,10 @@
 //     are ignored (they would mask ordinary text), as are secrets that
 //     occur inside [Mask] itself; base64 forms shorter than 6 characters
 //     are only looked for as the whole encoded secret.
+//   - [Rules.Learned]: the values its [Secrets] holds at the time of the
+//     call, exactly as Rules.Secrets (every form above). A Redactor reads
+//     the set with one atomic load per call and rebuilds its tables once
+//     after each [Secrets.Add].
 //   - [Rules.Patterns]: every match of the regular expression.
 //
 // The sk-, AWS, GitHub and Slack forms must start a word: the byte before

@@ -61,6 +61,7 @@ type valPos struct{ lo, hi, n int }
 // *[SyntaxError]. dst must not overlap src: the output can be longer than
 // the input.
 func (r *Redactor) RedactJSON(dst, src []byte) ([]byte, error) {
+	r = r.current()
 	out, n, err := r.redactJSON(dst, src)
 	r.counted(n)
 	return out, err

@@ -96,44 +96,52 @@ func (r *Redactor) initClasses() {
 // initAnchors fills the first, follow and third tables for the built-in
 // tokens (when defaults) and for the configured prefixes and secrets.
 func (r *Redactor) initAnchors(defaults bool) {
-	set := func(flag uint16, firsts, seconds, thirds string) {
-		for _, tab := range []struct {
-			t     *[256]uint16
-			bytes string
-		}{{&r.first, firsts}, {&r.follow, seconds}, {&r.third, thirds}} {
-			if tab.bytes == "" { // any byte
-				for c := range tab.t {
-					tab.t[c] |= flag
-				}
-			}
-			for i := 0; i < len(tab.bytes); i++ {
-				tab.t[tab.bytes[i]] |= flag
-			}
-		}
-	}
 	if defaults {
-		set(aJWT, "e", "y", "J")
-		set(aSK, "s", "k", "-")
-		set(aPEM, "-", "-", "-")
-		set(aAWS, "A", "KS", "I")
-		set(aBearer, "Bb", "Ee", "Aa")
-		set(aGH, "g", "hi", "pousrt")
-		set(aSlack, "x", "o", "x")
+		r.anchor(aJWT, "e", "y", "J")
+		r.anchor(aSK, "s", "k", "-")
+		r.anchor(aPEM, "-", "-", "-")
+		r.anchor(aAWS, "A", "KS", "I")
+		r.anchor(aBearer, "Bb", "Ee", "Aa")
+		r.anchor(aGH, "g", "hi", "pousrt")
+		r.anchor(aSlack, "x", "o", "x")
 	}
-	lits := slices.Clone(r.prefixes)
+	for _, p := range r.prefixes {
+		r.anchorLit(p)
+	}
 	for _, l := range r.lits {
-		lits = append(lits, l.s)
+		r.anchorLit(l.s)
 	}
-	for _, l := range lits {
-		// A literal shorter than three bytes lets any byte follow it.
-		l2, l3 := "", ""
-		if len(l) > 1 {
-			l2 = l[1:2]
+}
+
+// anchorLit marks the first three bytes of the literal l as a possible
+// start of a configured prefix or secret.
+func (r *Redactor) anchorLit(l string) {
+	// A literal shorter than three bytes lets any byte follow it.
+	l2, l3 := "", ""
+	if len(l) > 1 {
+		l2 = l[1:2]
+	}
+	if len(l) > 2 {
+		l3 = l[2:3]
+	}
+	r.anchor(aCustom, l[:1], l2, l3)
+}
+
+// anchor adds flag to the first, follow and third tables for the bytes of
+// firsts, seconds and thirds; an empty list means any byte.
+func (r *Redactor) anchor(flag uint16, firsts, seconds, thirds string) {
+	for _, tab := range []struct {
+		t     *[256]uint16
+		bytes string
+	}{{&r.first, firsts}, {&r.follow, seconds}, {&r.third, thirds}} {
+		if tab.bytes == "" { // any byte
+			for c := range tab.t {
+				tab.t[c] |= flag
+			}
 		}
-		if len(l) > 2 {
-			l3 = l[2:3]
+		for i := 0; i < len(tab.bytes); i++ {
+			tab.t[tab.bytes[i]] |= flag
 		}
-		set(aCustom, l[:1], l2, l3)
 	}
 }
 
@@ -277,9 +285,10 @@ func matchAt[T text](r *Redactor, st *scanState, s T, i int, f uint16, iv []span
 				}
 			}
 		}
-		for k := range r.lits {
+		c := int(s[i])
+		for k := r.litAt[c]; k < r.litAt[c+1]; k++ {
 			l := &r.lits[k]
-			if l.s[0] != s[i] || l.b64 && i < st.skip[kB64] || !hasAt(s, i, l.s) {
+			if l.b64 && i < st.skip[kB64] || !hasAt(s, i, l.s) {
 				continue
 			}
 			lo, hi := i, i+len(l.s)
@@ -445,6 +454,7 @@ func mergeSpans(iv []span) []span {
 // secrets and their encoded forms, and patterns. Key names play no part,
 // and neither does a leading "MASKED:".
 func (r *Redactor) RedactString(s string) string {
+	r = r.current()
 	out, n := r.redactString(s)
 	r.counted(n)
 	return out
@@ -497,6 +507,7 @@ func keepMasked[T text](r *Redactor, v T) bool {
 // through this after redaction. It may drop a few ordinary bytes that
 // happen to start a secret's form.
 func (r *Redactor) TrimPartialSecret(b []byte) []byte {
+	r = r.current()
 	for {
 		cut := 0
 		for _, l := range r.lits {

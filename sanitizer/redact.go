@@ -9,6 +9,7 @@ package sanitizer
 // redacted like any string; should two keys of one map redact to the same
 // text, one of their values is kept.
 func (r *Redactor) Redact(v any) any {
+	r = r.current()
 	out, n := r.redact(v)
 	r.counted(n)
 	return out

@@ -46,6 +46,12 @@ type Rules struct {
 	// XML-escaped, UTF-16). Secrets shorter than 4 characters are ignored,
 	// as are those found inside Mask itself.
 	Secrets []string
+	// Learned, when set, holds secrets the caller learns while serving
+	// (OAuth2 access tokens fetched at run time): at every call, the
+	// Redactor masks the values it holds at that moment exactly as it
+	// masks Secrets, in every encoded form. Several Redactors may share
+	// one. nil means none, at no cost.
+	Learned *Secrets
 	// AllowKeys are member names whose values the key rules leave alone
 	// (the built-in word rule and Keys alike), compared as Keys are: for a
 	// tool whose job is to return a secret. Value rules still apply to
@@ -65,8 +71,9 @@ type Rules struct {
 
 // Redactor removes secrets from values, text, JSON documents and bodies of
 // any media type. Build it
-// with [New]; it is immutable and safe for concurrent use. The zero value
-// is not usable.
+// with [New]; it is immutable and safe for concurrent use (what
+// [Rules.Learned] holds is read at every call, but the rules themselves
+// never change). The zero value is not usable.
 type Redactor struct {
 	words    bool                // the built-in word rule applies
 	keys     map[string]struct{} // normalized configured names
@@ -81,12 +88,17 @@ type Redactor struct {
 	third     [256]uint16 // per byte: anchors it may be the third byte of
 	cls       [256]uint16 // character classes, see the c* constants
 	prefixes  []string
-	prefixTok []bool // prefixes[i] is made of [A-Za-z0-9_.-] only
-	lits      []lit  // configured secrets and their encoded forms
+	prefixTok []bool     // prefixes[i] is made of [A-Za-z0-9_.-] only
+	lits      []lit      // configured secrets and their encoded forms, by first byte
+	litAt     [257]int32 // lits[litAt[c]:litAt[c+1]] start with byte c
 	patterns  []*regexp.Regexp
 	onRedact  func(int)
 
-	states sync.Pool // *jsonState, reused by RedactJSON
+	states *sync.Pool // *jsonState, reused by RedactJSON; shared with learned's extensions
+
+	// learned is the view of Rules.Learned (nil: none): r extended with
+	// the secrets learned so far (learned.go).
+	learned *learnedView
 }
 
 // New builds a Redactor from r. It rejects a pattern that does not compile,
@@ -95,8 +107,11 @@ type Redactor struct {
 // problem is reported, joined with [errors.Join].
 func New(r Rules) (*Redactor, error) {
 	var errs []error
-	red := &Redactor{keys: make(map[string]struct{}), words: !r.NoDefaults, onRedact: r.OnRedact}
-	red.states.New = func() any { return new(jsonState) }
+	red := &Redactor{keys: make(map[string]struct{}), words: !r.NoDefaults, onRedact: r.OnRedact,
+		states: &sync.Pool{New: func() any { return new(jsonState) }}}
+	if r.Learned != nil {
+		red.learned = &learnedView{set: r.Learned}
+	}
 	red.initClasses()
 
 	for _, k := range r.Keys {
@@ -160,22 +175,53 @@ func New(r Rules) (*Redactor, error) {
 		}
 		red.prefixTok = append(red.prefixTok, tok)
 	}
+	var lits []lit
 	for _, s := range r.Secrets {
-		if utf8.RuneCountInString(s) < minSecretLen || strings.Contains(Mask, s) {
-			continue
-		}
-		for _, l := range secretVariants(s) {
-			if strings.Contains(Mask, l.s) || slices.ContainsFunc(red.lits, func(o lit) bool { return o.s == l.s }) {
-				continue
-			}
-			red.lits = append(red.lits, l)
+		if isSecret(s) {
+			lits = append(lits, secretVariants(s)...)
 		}
 	}
+	red.addLits(lits)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	red.initAnchors(!r.NoDefaults)
 	return red, nil
+}
+
+// isSecret reports whether s is long enough to be masked as a secret
+// without masking ordinary text, and not part of Mask.
+func isSecret(s string) bool {
+	return utf8.RuneCountInString(s) >= minSecretLen && !strings.Contains(Mask, s)
+}
+
+// addLits adds the literals of add that r lacks (and that are not part of
+// Mask, which would never settle) to r.lits, and indexes them by first
+// byte: the scanners compare only the literals that start with the byte
+// at hand. It does not set the anchors; it returns the literals added.
+func (r *Redactor) addLits(add []lit) []lit {
+	have := make(map[string]bool, len(r.lits)+len(add))
+	for _, l := range r.lits {
+		have[l.s] = true
+	}
+	n := len(r.lits)
+	for _, l := range add {
+		if have[l.s] || strings.Contains(Mask, l.s) {
+			continue
+		}
+		have[l.s] = true
+		r.lits = append(r.lits, l)
+	}
+	added := slices.Clone(r.lits[n:])
+	slices.SortStableFunc(r.lits, func(a, b lit) int { return int(a.s[0]) - int(b.s[0]) })
+	r.litAt = [257]int32{}
+	for _, l := range r.lits {
+		r.litAt[int(l.s[0])+1]++
+	}
+	for c := 1; c < len(r.litAt); c++ {
+		r.litAt[c] += r.litAt[c-1]
+	}
+	return added
 }
 
 // normalizeKey folds ASCII case and drops '-' and '_', the form in which

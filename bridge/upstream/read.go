@@ -41,6 +41,11 @@ func ReadLimited(r io.Reader, length, max int64) ([]byte, error) {
 // FailureKind names a transport failure without echoing the URL (which
 // may carry a query credential).
 func FailureKind(err error) string {
+	// An error that knows what to tell (the OAuth2 token fetch's) says it.
+	var k interface{ FailureKind() string }
+	if errors.As(err, &k) {
+		return k.FailureKind()
+	}
 	s := err.Error()
 	switch {
 	case strings.Contains(s, "connection refused"):

@@ -459,7 +459,7 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 		return transport.Status{
 			Version:         version,
 			Transport:       "http",
-			UpstreamBaseURL: up,
+			UpstreamBaseURL: bridge.PublicURL(up), // a key in its query is not shown
 			Tools:           len(cat.Tools()),
 			Degraded:        cat.Degraded() != "",
 			Ready:           cat.Degraded() == "",

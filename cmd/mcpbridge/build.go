@@ -4,18 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"runtime/debug"
 	"time"
 
 	"go.uber.org/zap"
-	"golang.org/x/oauth2"
-	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/request"
@@ -339,14 +335,24 @@ func (a *app) countRedactions(n int) {
 }
 
 // logRedactor is the sanitizer of log lines and error messages: the
-// default rules, the configured ones, and the upstream credentials.
+// default rules, the configured ones, the upstream credentials (the
+// OAuth2 access tokens too, as they are obtained) and the inbound API keys.
 func (cfg *Config) logRedactor() *sanitizer.Redactor {
+	secrets := append(cfg.upstreamSecrets(), cfg.APIKeys...)
 	red, err := sanitizer.New(sanitizer.Rules{Keys: cfg.RedactKeys, Patterns: cfg.RedactPatterns, Prefixes: cfg.RedactPrefixes,
-		Secrets: append(append(cfg.credentials().Secrets(), cfg.APIKeys...), nonEmpty(cfg.UpstreamAuth.OAuth2.ClientSecret)...)})
+		Secrets: secrets, Learned: cfg.tokenSecrets()})
 	if err != nil {
-		red, _ = sanitizer.New(sanitizer.Rules{Secrets: cfg.credentials().Secrets()}) // Validate reported the bad pattern
+		red, _ = sanitizer.New(sanitizer.Rules{Secrets: secrets, Learned: cfg.tokenSecrets()}) // Validate reported the bad pattern
 	}
 	return red
+}
+
+// upstreamSecrets are the configured upstream credentials as the
+// redactors mask them: those bridge.Credentials attaches, the OAuth2
+// client secret, and the values in the --upstream URL's query
+// (upstreamurl.go).
+func (cfg *Config) upstreamSecrets() []string {
+	return append(append(cfg.credentials().Secrets(), nonEmpty(cfg.UpstreamAuth.OAuth2.ClientSecret)...), upstreamQueryValues(cfg.Upstream)...)
 }
 
 // bridgeOptions turns the configuration into bridge.Options (without the
@@ -364,7 +370,9 @@ func (a *app) bridgeOptions() bridge.Options {
 			Patterns: cfg.RedactPatterns,
 			Prefixes: cfg.RedactPrefixes,
 			OnRedact: a.countRedactions,
-			Secrets:  nonEmpty(cfg.UpstreamAuth.OAuth2.ClientSecret),
+			// bridge.New adds the credentials it attaches.
+			Secrets: append(nonEmpty(cfg.UpstreamAuth.OAuth2.ClientSecret), upstreamQueryValues(cfg.Upstream)...),
+			Learned: cfg.tokenSecrets(),
 		},
 		Credentials:          creds,
 		Timeout:              cfg.Timeout,
@@ -384,23 +392,19 @@ func (a *app) bridgeOptions() bridge.Options {
 }
 
 // upstreamClient is the one upstream client of the process: every catalog,
-// the reloaded ones included, shares its connection pool.
+// the reloaded ones included, shares its connection pool and its OAuth2
+// token.
 func (a *app) upstreamClient() bridge.Doer {
 	a.clientOnce.Do(func() {
 		tlsConf, _ := a.cfg.upstreamTLS() // Validate already reported its errors
-		hooks := []func(http.RoundTripper) http.RoundTripper{a.oauth2Transport(tlsConf)}
+		opts := upstream.Options{Retries: retries(a.cfg.Retries), Logger: a.log, TLS: tlsConf}
 		if h := trace.Transport(a.tracing.TracerProvider()); h != nil { // nil when tracing is off
-			hooks = append(hooks, h)
+			opts.Transport = h
 		}
-		a.client = upstream.New(upstream.Options{Retries: retries(a.cfg.Retries), Logger: a.log, TLS: tlsConf,
-			Transport: func(rt http.RoundTripper) http.RoundTripper {
-				for _, h := range hooks {
-					if h != nil {
-						rt = h(rt)
-					}
-				}
-				return rt
-			}})
+		a.client = upstream.New(opts)
+		if g := a.newOAuthGrant(tlsConf); g != nil { // oauth.go
+			a.client = &oauthClient{next: a.client, grant: g}
+		}
 	})
 	return a.client
 }
@@ -411,27 +415,6 @@ func nonEmpty(s string) []string {
 		return nil
 	}
 	return []string{s}
-}
-
-// oauth2Transport attaches the client-credentials token to every upstream
-// request (nil when no grant is configured). Tokens are fetched from the
-// token URL with the upstream's TLS settings, cached, and refreshed when
-// they expire; they are never logged.
-func (a *app) oauth2Transport(tlsConf *tls.Config) func(http.RoundTripper) http.RoundTripper {
-	o := a.cfg.UpstreamAuth.OAuth2
-	if !o.on() {
-		return nil
-	}
-	cc := &clientcredentials.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: o.TokenURL, Scopes: o.Scopes}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if tlsConf != nil {
-		tr.TLSClientConfig = tlsConf.Clone()
-	}
-	// The token request gets its own bounded client; the context only
-	// carries it (token fetches outlive any one call).
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Transport: tr, Timeout: 30 * time.Second})
-	src := oauth2.ReuseTokenSource(nil, cc.TokenSource(ctx))
-	return func(rt http.RoundTripper) http.RoundTripper { return &oauth2.Transport{Source: src, Base: rt} }
 }
 
 // outputSchemaLimit maps the flag (0: none, -1: unlimited) to

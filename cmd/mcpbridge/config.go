@@ -19,6 +19,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
 	"github.com/mcpbridge/mcpbridge/bridge/quota"
 	"github.com/mcpbridge/mcpbridge/bridge/request"
+	"github.com/mcpbridge/mcpbridge/sanitizer"
 	"github.com/mcpbridge/mcpbridge/specloader"
 )
 
@@ -121,6 +122,10 @@ type Config struct {
 	Tags        []string `mapstructure:"tags"`         // tools: only operations with one of these tags
 	Paths       []string `mapstructure:"paths"`        // tools: only operations under one of these path prefixes
 	MaxProblems int      `mapstructure:"max-problems"` // validate: problems shown per kind
+
+	// learned is not configuration: the OAuth2 access tokens obtained
+	// while running, which every redactor masks (see tokenSecrets).
+	learned *sanitizer.Secrets
 }
 
 // UpstreamAuth holds richer upstream credentials (config file or env).
