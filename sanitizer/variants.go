@@ -2,6 +2,7 @@ package sanitizer
 
 import (
 	"encoding/base64"
+	"fmt"
 	"html"
 	"net/url"
 	"slices"
@@ -41,7 +42,11 @@ const minB64Core = 6
 //     within any base64 blob (a Basic credential "user:secret", a token in
 //     an encoded JSON document), padded or not;
 //   - UTF-16, little- and big-endian (binary bodies, wide text, decoded
-//     JSON strings holding \u0000).
+//     JSON strings holding \u0000);
+//   - spelled out: every byte percent-escaped, the bytes in hex (secrets
+//     of 8 bytes or more), every character a \u escape or an HTML numeric
+//     character reference (decimal and hex);
+//   - in lower and in upper case.
 //
 // Duplicates are left for New to drop.
 func secretVariants(s string) []lit {
@@ -89,6 +94,37 @@ func secretVariants(s string) []lit {
 			}
 		}
 	}
+	// Each byte or character escaped, whatever it is: an upstream (or an
+	// agent asking it to echo) can spell a key out so that no form above
+	// matches: every byte percent-escaped, every character a JSON or
+	// JavaScript \u escape or an HTML numeric reference, the bytes in hex.
+	for _, form := range []string{"%%%02X", "%%%02x", "%02x", "%02X"} {
+		if (form == "%02x" || form == "%02X") && len(s) < 8 {
+			continue // 8 hex digits or fewer occur in ordinary data (hashes, ids)
+		}
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			fmt.Fprintf(&b, form, s[i])
+		}
+		add(b.String())
+	}
+	for _, form := range []string{`\u%04x`, `\u%04X`, "&#%d;", "&#x%x;", "&#x%X;"} {
+		var b strings.Builder
+		for _, r := range s {
+			if r > 0xFFFF {
+				b.Reset()
+				break
+			}
+			fmt.Fprintf(&b, form, r)
+		}
+		if b.Len() > 0 {
+			add(b.String())
+		}
+	}
+	// Case changed: an upstream that folds case (a lower-cased echo, an
+	// upper-cased header dump) keeps nearly all of a key.
+	add(strings.ToLower(s))
+	add(strings.ToUpper(s))
 	u := utf16.Encode([]rune(s))
 	le, be := make([]byte, 0, 2*len(u)), make([]byte, 0, 2*len(u))
 	for _, c := range u {
