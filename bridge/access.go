@@ -40,6 +40,11 @@ func Access() Middleware {
 	return func(next Invoker) Invoker {
 		return InvokerFunc(func(ctx context.Context, c *Call) (*Outcome, error) {
 			if t := c.Target(); t != nil && !t.Allowed(c.Caller) {
+				if c.viaMeta && c.catalog != nil {
+					// call_operation: answered as for a name that names no
+					// operation (describe_operation does the same).
+					return Reject(Denied, (c.catalog.noOperation(c.Tool)).Error(), 0), nil
+				}
 				return Reject(Denied, "access denied: this caller may not use "+c.Tool, 0), nil
 			}
 			return next.Invoke(ctx, c)

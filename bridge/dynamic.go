@@ -454,6 +454,6 @@ func (c *Catalog) unwrapCall(call *Call) *Outcome {
 	if len(in.Arguments) == 0 || string(in.Arguments) == "null" {
 		in.Arguments = json.RawMessage("{}")
 	}
-	call.Tool, call.Args, call.target = t.def.Name, in.Arguments, t
+	call.Tool, call.Args, call.target, call.viaMeta = t.def.Name, in.Arguments, t, true
 	return nil
 }

@@ -62,6 +62,7 @@ type Call struct {
 
 	target  *Tool
 	catalog *Catalog
+	viaMeta bool // called through call_operation (Tool is the operation)
 	start   time.Time
 }
 

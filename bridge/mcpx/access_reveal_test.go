@@ -364,6 +364,15 @@ func TestAccessListsDynamicMode(t *testing.T) {
 			t.Errorf("the admin describing %s: %s; want its schema", hidden, text)
 		}
 	}
+	// call_operation too: a hidden operation is answered as an unknown one.
+	for _, hidden := range []string{"auditLog", "createItem"} {
+		got, _ := callText(t, user, bridge.CallToolName, map[string]any{"name": hidden, "arguments": map[string]any{}})
+		unknown, _ := callText(t, user, bridge.CallToolName, map[string]any{"name": "zzz" + hidden[3:], "arguments": map[string]any{}})
+		want := bytes.ReplaceAll(unknown, []byte("zzz"+hidden[3:]), []byte(hidden))
+		if !bytes.Equal(got, want) {
+			t.Errorf("the user calling hidden %s:\n got %s\nwant %s (as for an unknown operation)", hidden, got, want)
+		}
+	}
 	if _, text := callText(t, user, bridge.DescribeToolName, map[string]any{"name": "getItem"}); !strings.Contains(text, `"inputSchema"`) {
 		t.Errorf("the user describing getItem: %s; want its schema", text)
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
 	oteltrace "go.opentelemetry.io/otel/trace"
@@ -268,6 +269,12 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		out, err := s.rt.Call(ctx, c)
 		if err != nil {
 			return nil, err
+		}
+		if out.Kind == bridge.Denied && c.Tool == name {
+			// A tool the caller's access list hides is as unknown to it as
+			// a missing one, in go-sdk's words (the REST facade answers 404
+			// alike); the denial still went through metrics and the log.
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 		}
 		if req != nil {
 			s.adapt(req.ProtocolVersion(), out.Result)
