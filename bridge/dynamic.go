@@ -74,9 +74,18 @@ func metaTools(taken map[string]*Tool, ops []*Tool) []*Tool {
 			builtin: b,
 		}
 	}
+	count := fmt.Sprintf("the %d operations", len(ops))
+	for _, t := range ops {
+		if t.allow != nil {
+			// Every caller reads this description: a count would tell those
+			// an access list hides operations from that there are more.
+			count = "the operations"
+			break
+		}
+	}
 	return []*Tool{
 		mk(SearchToolName, "Search the API's operations",
-			fmt.Sprintf("Searches the %d operations of this API by keywords (names, summaries, descriptions, tags, paths) and returns the best matches, each with its name and a one-line summary. Use describe_operation for an operation's arguments, then call_operation to call it.", len(ops)),
+			"Searches "+count+" of this API by keywords (names, summaries, descriptions, tags, paths) and returns the best matches, each with its name and a one-line summary. Use describe_operation for an operation's arguments, then call_operation to call it.",
 			searchInput, builtinSearch, &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}),
 		mk(DescribeToolName, "Describe an operation",
 			"Returns an operation's description and the exact JSON Schema of its arguments (and of its result when the API declares one).",

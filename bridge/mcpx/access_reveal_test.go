@@ -373,6 +373,16 @@ func TestAccessListsDynamicMode(t *testing.T) {
 			t.Errorf("the user calling hidden %s:\n got %s\nwant %s (as for an unknown operation)", hidden, got, want)
 		}
 	}
+	// The search tool's description counts no operations when some are hidden.
+	lt, err := user.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range lt.Tools {
+		if tl.Name == bridge.SearchToolName && strings.ContainsAny(tl.Description, "0123456789") {
+			t.Errorf("the search tool's description tells a count: %q", tl.Description)
+		}
+	}
 	if _, text := callText(t, user, bridge.DescribeToolName, map[string]any{"name": "getItem"}); !strings.Contains(text, `"inputSchema"`) {
 		t.Errorf("the user describing getItem: %s; want its schema", text)
 	}
