@@ -35,7 +35,7 @@ const (
 )
 
 const searchInput = `{"type":"object","properties":{` +
-	`"query":{"type":"string","description":"Words to look for in operation names, summaries, descriptions, tags and paths."},` +
+	`"query":{"type":"string","maxLength":1024,"description":"Words to look for in operation names, summaries, descriptions, tags and paths (at most 32 distinct words)."},` +
 	`"tag":{"type":"string","description":"Only operations with this tag."},` +
 	`"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Results per page (default 10)."},` +
 	`"cursor":{"type":"string","description":"nextCursor of the previous page."}},` +
@@ -125,6 +125,25 @@ func newSearchIndex(ops []*Tool) []searchDoc {
 		docs = append(docs, d)
 	}
 	return docs
+}
+
+// maxQueryBytes and maxQueryWords bound a search_operations query.
+const (
+	maxQueryBytes = 1024
+	maxQueryWords = 32
+)
+
+// distinct is ws without repeated words, in order.
+func distinct(ws []string) []string {
+	seen := make(map[string]bool, len(ws))
+	out := ws[:0]
+	for _, w := range ws {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // words splits s into lower-case words at non-letters and camelCase
@@ -303,7 +322,15 @@ func (c *Catalog) search(args map[string]any, caller *Identity) (any, error) {
 		}
 		offset = n
 	}
-	terms := words(q)
+	// Bounded: rank scores every word against every operation (GitHub's
+	// 1,223), and a query of 200,000 words took 2 GB and 30 s of CPU.
+	if len(q) > maxQueryBytes {
+		return nil, &ArgumentError{Field: "query", Reason: fmt.Sprintf("longer than %d bytes: give a few keywords", maxQueryBytes)}
+	}
+	terms := distinct(words(q))
+	if len(terms) > maxQueryWords {
+		return nil, &ArgumentError{Field: "query", Reason: fmt.Sprintf("%d distinct words, at most %d: give a few keywords", len(terms), maxQueryWords)}
+	}
 	var keep func(*searchDoc) bool
 	if tag != "" {
 		keep = func(d *searchDoc) bool { return hasTag(d.tool, tag) }

@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -185,5 +186,40 @@ func TestDynamicMode(t *testing.T) {
 	}
 	if hits.Load() != 1 {
 		t.Errorf("upstream hits %d; want 1", hits.Load())
+	}
+}
+
+// TestSearchQueryBounded: a query longer than 1 KiB or with more than 32
+// distinct words is refused with a specific reason, before any ranking (a
+// 600 KB query of repeated words took 2 GB and 30 s on 1,200 operations);
+// repeated words count once.
+func TestSearchQueryBounded(t *testing.T) {
+	up := httptest.NewServer(http.NotFoundHandler())
+	defer up.Close()
+	rt := bridge.NewRuntime(dynamicCatalog(t, bridge.ToolsDynamic, up))
+	search := func(q string) *bridge.Outcome {
+		t.Helper()
+		args, _ := json.Marshal(map[string]any{"query": q})
+		out, err := rt.Call(t.Context(), &bridge.Call{Tool: "search_operations", Args: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var many []string
+	for i := range 40 {
+		many = append(many, fmt.Sprintf("w%d", i))
+	}
+	for _, tc := range []struct{ q, want string }{
+		{strings.Repeat("zq ", 400), "at most 1024 characters"},
+		{strings.Join(many, " "), "40 distinct words, at most 32"},
+	} {
+		out := search(tc.q)
+		if out.Kind != bridge.BadArguments || !strings.Contains(textOf(t, out.Result), tc.want) {
+			t.Errorf("query of %d bytes: %v %q; want bad_arguments %q", len(tc.q), out.Kind, textOf(t, out.Result), tc.want)
+		}
+	}
+	if out := search(strings.Repeat("pet ", 250)); out.Kind != bridge.OK || !strings.Contains(textOf(t, out.Result), "Pet") {
+		t.Errorf("a repeated word: %v %s", out.Kind, textOf(t, out.Result))
 	}
 }
