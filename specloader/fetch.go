@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -236,7 +237,12 @@ func readFile(ctx context.Context, u *url.URL, max int64) ([]byte, fs.FileInfo, 
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	f, err := os.Open(filepath.FromSlash(u.Path))
+	// Opened without blocking: open(2) of a FIFO waits for a writer, and
+	// a spec path replaced by one hung the reload that read it, then the
+	// exit that waited for the reload. A FIFO, device or socket is read
+	// through Go's poller, bounded by ctx (its deadline, or 30 s) and
+	// abandoned when ctx ends; a FIFO without a writer reads as empty.
+	f, err := os.OpenFile(filepath.FromSlash(u.Path), os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
 		return nil, nil, err // *fs.PathError, which names the file
 	}
@@ -244,6 +250,14 @@ func readFile(ctx context.Context, u *url.URL, max int64) ([]byte, fs.FileInfo, 
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		deadline, ok := ctx.Deadline()
+		if !ok {
+			deadline = time.Now().Add(30 * time.Second)
+		}
+		_ = f.SetReadDeadline(deadline) // fails for what the poller cannot watch
+		defer context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })()
 	}
 	var data []byte
 	if fi.Mode().IsRegular() && fi.Size() > 0 && fi.Size() <= max {
@@ -255,6 +269,14 @@ func readFile(ctx context.Context, u *url.URL, max int64) ([]byte, fs.FileInfo, 
 		return nil, nil, fmt.Errorf("reading file %s: %w", filepath.FromSlash(u.Path), err)
 	}
 	return data, fi, nil
+}
+
+// ReadLocalFile reads the local file path within max bytes, as the spec
+// is read: without blocking on a FIFO, bounded by ctx. For the whitelist
+// and other files read beside the spec.
+func ReadLocalFile(ctx context.Context, path string, max int64) ([]byte, error) {
+	data, _, err := readFile(ctx, &url.URL{Path: filepath.ToSlash(path)}, max)
+	return data, err
 }
 
 // readLimited reads r to the end, or fails once it passes max bytes with a

@@ -12,7 +12,8 @@ import (
 const maxToolLabels = 10_000
 
 // OtherTool is the tool label of calls to tools first seen after the
-// label cap (10,000 distinct tool names) was reached.
+// label cap (10,000 distinct tool names) was reached, and of every call an
+// access list denied (its tool name would tell a hidden tool's existence).
 const OtherTool = "other"
 
 // toolLabels hands out tool label values, at most max distinct ones.

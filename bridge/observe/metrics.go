@@ -250,7 +250,13 @@ func (m *Metrics) Middleware() bridge.Middleware {
 			defer m.inflight.Dec()
 			start := time.Now()
 			out, err := next.Invoke(ctx, c)
-			m.record(m.labels.of(toolName(c)), out, time.Since(start))
+			name := toolName(c)
+			if out != nil && out.Kind == bridge.Denied {
+				// Whoever may read /metrics need not learn which tools an
+				// access list hides from a caller that probed for them.
+				name = OtherTool
+			}
+			m.record(m.labels.of(name), out, time.Since(start))
 			return out, err
 		})
 	}

@@ -301,3 +301,25 @@ mcpbridge_tool_calls_total{outcome="busy",tool="getItem"} 1
 		t.Errorf("histogram sample counts mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestMetricsDeniedUnnamed: a call an access list denied is counted under
+// the "other" tool, not its name: /metrics would otherwise tell whoever
+// reads it that a tool hidden from the caller exists.
+func TestMetricsDeniedUnnamed(t *testing.T) {
+	reg, m := newMetrics(t)
+	deny := func(bridge.Invoker) bridge.Invoker {
+		return bridge.InvokerFunc(func(context.Context, *bridge.Call) (*bridge.Outcome, error) {
+			return bridge.Reject(bridge.Denied, "access denied", 0), nil
+		})
+	}
+	rt := newRuntime(t, m.Middleware(), deny)
+	call(t, rt, &bridge.Call{Tool: "getItem", Args: []byte(`{"id":"a1"}`)})
+	want := `
+# HELP mcpbridge_tool_calls_total Tool calls by tool and outcome (ok or the error kind).
+# TYPE mcpbridge_tool_calls_total counter
+mcpbridge_tool_calls_total{outcome="denied",tool="other"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "mcpbridge_tool_calls_total"); err != nil {
+		t.Error(err)
+	}
+}

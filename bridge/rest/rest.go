@@ -116,10 +116,23 @@ type errorBody struct {
 	Error string `json:"error"`
 }
 
+// errTooLarge is a body over MaxBodyBytes: 413, not 400.
+type errTooLarge struct{ max int64 }
+
+func (e errTooLarge) Error() string { return fmt.Sprintf("body larger than %d bytes", e.max) }
+
+// bodyStatus is the status for an error of readObject.
+func bodyStatus(err error) int {
+	if errors.As(err, new(errTooLarge)) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusBadRequest
+}
+
 func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 	args, err := h.readObject(w, r)
 	if err != nil {
-		h.writeJSON(w, http.StatusBadRequest, errorBody{err.Error()})
+		h.writeJSON(w, bodyStatus(err), errorBody{err.Error()})
 		return
 	}
 	c := &bridge.Call{Tool: r.PathValue("name"), Args: args, Caller: h.identity(r), Transport: "rest"}
@@ -185,7 +198,7 @@ type batchResult struct {
 func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 	raw, err := h.readObject(w, r)
 	if err != nil {
-		h.writeJSON(w, http.StatusBadRequest, errorBody{err.Error()})
+		h.writeJSON(w, bodyStatus(err), errorBody{err.Error()})
 		return
 	}
 	var req batchRequest
@@ -278,7 +291,7 @@ func (h *handler) readObject(w http.ResponseWriter, r *http.Request) (json.RawMe
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, fmt.Errorf("body larger than %d bytes", h.o.MaxBodyBytes)
+			return nil, errTooLarge{h.o.MaxBodyBytes}
 		}
 		return nil, fmt.Errorf("reading body: %w", err)
 	}

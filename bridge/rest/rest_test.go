@@ -115,6 +115,14 @@ func TestREST(t *testing.T) {
 			}
 		})
 	}
+	// A body over the limit is 413, for a call and for a batch.
+	small := httptest.NewServer(rest.Handler(newRuntime(t), rest.Options{MaxBodyBytes: 64}))
+	defer small.Close()
+	for _, path := range []string{"/api/tools/getItem", "/api/tools/batch"} {
+		if status, _, body := do(t, small, "POST", path, `{"id":"`+strings.Repeat("7", 100)+`"}`); status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "larger than 64 bytes") {
+			t.Errorf("%s, a body over the limit: %d %s; want 413", path, status, body)
+		}
+	}
 	if len(seen) == 0 || !strings.HasPrefix(seen[0], "rest:") {
 		t.Errorf("the middleware chain did not see REST calls: %v", seen)
 	}

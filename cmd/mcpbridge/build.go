@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"runtime/debug"
 	"time"
 
@@ -77,7 +76,7 @@ func (a *app) readInputs(ctx context.Context, useIndex bool) (inputs, error) {
 			a.rememberSpec(in.validator)
 		}
 	}
-	wl, err := a.whitelistBytes()
+	wl, err := a.whitelistBytes(ctx)
 	if err != nil {
 		return in, err
 	}
@@ -280,16 +279,19 @@ func (a *app) loaderOptions() specloader.Options {
 	return lopts
 }
 
+// maxWhitelistBytes bounds the whitelist file (a hand-written list).
+const maxWhitelistBytes = 16 << 20
+
 // whitelistBytes returns the whitelist document, or nil for
 // --all-operations.
-func (a *app) whitelistBytes() ([]byte, error) {
+func (a *app) whitelistBytes(ctx context.Context) ([]byte, error) {
 	switch {
 	case a.cfg.AllOperations:
 		return nil, nil
 	case a.whitelistData != nil:
 		return a.whitelistData, nil
 	}
-	data, err := os.ReadFile(a.cfg.Whitelist)
+	data, err := specloader.ReadLocalFile(ctx, a.cfg.Whitelist, maxWhitelistBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading whitelist: %w", err)
 	}

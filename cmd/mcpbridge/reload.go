@@ -130,7 +130,7 @@ func (r *reloader) unchanged(ctx context.Context) (same bool, fresh *inputs) {
 	if err != nil {
 		return false, nil
 	}
-	wl, err := a.whitelistBytes()
+	wl, err := a.whitelistBytes(ctx)
 	if err != nil {
 		return false, nil
 	}
