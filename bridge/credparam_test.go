@@ -151,6 +151,24 @@ paths:
       responses: {"200": {description: ok}}
 `
 
+// specCatalog builds the catalog of every operation of spec with opts.
+func specCatalog(t *testing.T, spec string, opts bridge.Options) *bridge.Catalog {
+	t.Helper()
+	res, err := specloader.LoadData(t.Context(), []byte(spec), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bridge.New(ops, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestCredentialNamesFromObjectKeys: a free-form object exploded into the
 // query or the cookies cannot write a pair named like a credential (which
 // most servers would read before the configured one); other keys go.
@@ -164,20 +182,8 @@ func TestCredentialNamesFromObjectKeys(t *testing.T) {
 		w.Write([]byte(`{}`))
 	}))
 	defer up.Close()
-	res, err := specloader.LoadData(t.Context(), []byte(credObjectSpec), nil, specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	creds := bridge.Credentials{Query: map[string]string{"api_key": "qk-configured-1"}, Cookies: map[string]string{"sess": "ck-configured-1"}}
-	b, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Credentials: creds})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := bridge.NewRuntime(b)
+	rt := bridge.NewRuntime(specCatalog(t, credObjectSpec, bridge.Options{BaseURL: up.URL, Client: up.Client(), Credentials: creds}))
 	for _, tc := range []struct{ name, args, want string }{
 		{"query key", `{"filter":{"api_key":"ATTACKER"}}`, `query parameter "api_key"`},
 		{"query key escaped", `{"filter":{"q":"1","api%5Fkey":"x","api_key":"ATTACKER"}}`, `query parameter "api_key"`},
@@ -235,14 +241,6 @@ paths:
       servers: [{url: "https://uploads.example.net"}]
       responses: {"200": {description: ok}}
 `
-	res, err := specloader.LoadData(t.Context(), []byte(spec), nil, specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		name  string
 		creds bridge.Credentials
@@ -256,10 +254,7 @@ paths:
 		t.Run(tc.name, func(t *testing.T) {
 			opts := bridge.Options{BaseURL: "https://api.example.com/v1", UseOperationServers: true, Credentials: tc.creds}
 			opts.Rules.Secrets = tc.rules
-			b, err := bridge.New(ops, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := specCatalog(t, spec, opts)
 			if b.Len() != tc.want {
 				t.Fatalf("%d tools, want %d (skipped: %+v)", b.Len(), tc.want, b.Skipped())
 			}

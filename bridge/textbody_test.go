@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
-	"github.com/mcpbridge/mcpbridge/specloader"
-	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
 // TestTextBodyWithObjectSchema: a text media type whose schema says
@@ -47,19 +45,7 @@ paths:
 		w.Write([]byte(`{}`))
 	}))
 	defer up.Close()
-	res, err := specloader.LoadData(t.Context(), []byte(spec), nil, specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := bridge.NewRuntime(b)
+	rt := bridge.NewRuntime(specCatalog(t, spec, bridge.Options{BaseURL: up.URL, Client: up.Client()}))
 	for _, tc := range []struct{ tool, args, body, ctype string }{
 		{"submitPig", `{"body":"A = LOAD 'x';"}`, "A = LOAD 'x';", "text/plain"},
 		{"submitPig", `{"body":{"script":"A = LOAD 'x';","n":1}}`, `{"n":1,"script":"A = LOAD 'x';"}`, "text/plain"},
