@@ -27,6 +27,16 @@ const pageCursorPrefix = "mcpbridge-page:"
 // bytes by estimate (toolEstimate); it returns the first index of each
 // page, nil when the whole list fits on one.
 func listPages(tools []*mcp.Tool) []int {
+	// Every tools/list asks: a bound from lengths alone (escaping at most
+	// doubles a title or a description but for control bytes, rare) spares
+	// a pass over GitHub's 573 KB of descriptions when no page is needed.
+	bound := 2
+	for _, t := range tools {
+		bound += 321 + 2*len(t.Name) + 4*len(t.Title) + 2*len(t.Description) + rawLen(t.InputSchema) + rawLen(t.OutputSchema)
+	}
+	if bound <= maxListPage/2 {
+		return nil
+	}
 	total := 2
 	for _, t := range tools {
 		total += toolEstimate(t) + 1
