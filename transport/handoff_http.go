@@ -5,10 +5,12 @@ import (
 	"net/http"
 
 	"github.com/mcpbridge/mcpbridge/transport/handoff"
+	"github.com/mcpbridge/mcpbridge/transport/reqctx"
 )
 
 // handOffHTTP gives each request of a stateless streamable HTTP session a
-// handoff taker (transport/handoff) and writes handed-off results in place
+// handoff taker (transport/handoff) and its own context (transport/reqctx),
+// and writes handed-off results in place
 // of their stand-ins, so that a large result skips go-sdk's two encodings
 // of it (jsonrpc2's, then EncodeMessage's for the event).
 //
@@ -19,7 +21,10 @@ import (
 func handOffHTTP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := handoff.NewTaker()
-		next.ServeHTTP(&handoffWriter{ResponseWriter: w, taker: t}, r.WithContext(handoff.WithTaker(r.Context(), t)))
+		// The request's own context rides along (transport/reqctx): go-sdk
+		// hands the call's handler one without its cancellation before the
+		// 2026-07-28 revision.
+		next.ServeHTTP(&handoffWriter{ResponseWriter: w, taker: t}, r.WithContext(handoff.WithTaker(reqctx.With(r.Context()), t)))
 		t.Drop()
 	})
 }

@@ -31,6 +31,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/transport/reqctx"
 )
 
 // pageSize puts every tool on one page of tools/list: many clients never
@@ -264,6 +265,10 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			}
 			ctx = traceContext(ctx, req)
 		}
+		// A stateless HTTP call ends with its POST, whatever the revision
+		// (transport/reqctx): a client that went away frees its slot.
+		ctx, release := reqctx.Bind(ctx)
+		defer release()
 		// An error here is a protocol error: a tool listed a moment ago and
 		// removed by a reload since (bridge.ErrUnknownTool), or a bug.
 		out, err := s.rt.Call(ctx, c)

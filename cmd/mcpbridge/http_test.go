@@ -226,3 +226,48 @@ func waitForCacheEntry(t *testing.T, dir string) {
 	}
 	t.Fatalf("no tool cache entry in %s after 10 s", dir)
 }
+
+// TestHTTPStatelessDisconnectCancels: over stateless streamable HTTP, a
+// client on a revision before 2026-07-28 that goes away mid-call cancels
+// the upstream request (go-sdk ties the call to its POST only from
+// 2026-07-28 on): abandoned calls must not hold concurrency slots until
+// their timeout.
+func TestHTTPStatelessDisconnectCancels(t *testing.T) {
+	rec := newRecorder(t)
+	base := startHTTPBridge(t, "serve",
+		"--spec", "testdata/e2e.yaml",
+		"--whitelist", "testdata/e2e-whitelist.yaml",
+		"--upstream", rec.srv.URL+"/api",
+		"--api-key", "client-key-1",
+	)
+	ctx, cancel := context.WithCancel(t.Context())
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"getHang","arguments":{}}}`
+	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/mcp", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer client-key-1")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	errc := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	select {
+	case <-rec.hangStarted:
+	case err := <-errc:
+		t.Fatalf("the call ended before reaching the upstream: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call never reached the upstream")
+	}
+	cancel() // the client goes away
+	<-errc
+	select {
+	case <-rec.hangCancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the upstream request was not cancelled when the client went away")
+	}
+}
