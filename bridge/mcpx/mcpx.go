@@ -49,8 +49,12 @@ type Options struct {
 	// Log receives the bridge's own logs (nil: none).
 	Log *zap.Logger
 	// ResultText says when a result with structuredContent also carries
-	// the JSON as text: [TextAlways] ("" too) or [TextAuto].
+	// the JSON as text: [TextAlways] ("" too), [TextKnown] or [TextAuto].
 	ResultText string
+	// StructuredClients are the client names (clientInfo.name) that
+	// [TextKnown] sends no duplicate text block; nil means
+	// [DefaultStructuredClients].
+	StructuredClients []string
 }
 
 // Server is a go-sdk server whose tools follow a runtime's catalog.
@@ -59,6 +63,7 @@ type Server struct {
 	srv        *mcp.Server
 	log        *zap.Logger
 	resultText string
+	scClients  []string // TextKnown: clients that read structuredContent only
 
 	mu   sync.Mutex
 	reg  map[string]*bridge.Tool // what the server lists now
@@ -79,6 +84,12 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 		impl.Version = "dev"
 	}
 	s := &Server{rt: rt, log: opts.Log, reg: map[string]*bridge.Tool{}, defs: map[string]*mcp.Tool{}, resultText: opts.ResultText}
+	if s.resultText == TextKnown {
+		s.scClients = opts.StructuredClients
+		if s.scClients == nil {
+			s.scClients = DefaultStructuredClients
+		}
+	}
 	if s.log == nil {
 		s.log = zap.NewNop()
 	}
@@ -282,7 +293,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 		}
 		if req != nil {
-			s.adapt(req.ProtocolVersion(), out.Result)
+			s.adapt(req, out.Result)
 		}
 		return out.Result, nil
 	}

@@ -3,6 +3,7 @@ package mcpx
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -17,17 +18,33 @@ const (
 	// Cursor read content; Claude Code and VS Code read structuredContent
 	// when it is there), so both serve every host. The default.
 	TextAlways = "always"
+	// TextKnown sends both, except to the clients known to hand the model
+	// structuredContent and drop the text whenever structuredContent is
+	// there (Options.StructuredClients, by clientInfo.name): to them the
+	// text block is bytes nobody reads, and decoding it costs the client as
+	// much as the answer itself. The command's default.
+	TextKnown = "known"
 	// TextAuto sends the text block only to clients on a protocol revision
 	// without structuredContent (before 2025-06-18). For deployments whose
 	// clients read structuredContent; it halves the bytes of large answers.
 	TextAuto = "auto"
 )
 
+// DefaultStructuredClients are the clients [TextKnown] sends no duplicate
+// text block by default: Claude Code, whose model receives
+// JSON.stringify(structuredContent) and never the text blocks of a
+// successful result that has structuredContent (anthropics/claude-code
+// issues 9962, 55677, 79944; reproduced on 2.1.280). Its error results
+// keep their text, which is what it shows then (issue 86032).
+var DefaultStructuredClients = []string{"claude-code"}
+
 // structuredSince is the first protocol revision with structuredContent.
 const structuredSince = "2025-06-18"
 
 // ValidResultText reports whether v is a ResultText value ("" is always).
-func ValidResultText(v string) bool { return v == "" || v == TextAlways || v == TextAuto }
+func ValidResultText(v string) bool {
+	return v == "" || v == TextAlways || v == TextKnown || v == TextAuto
+}
 
 // adapt fits a tool result to the revision the caller negotiated:
 //
@@ -35,13 +52,15 @@ func ValidResultText(v string) bool { return v == "" || v == TextAlways || v == 
 //     gets none (its text block carries the whole answer in every mode);
 //   - in [TextAuto] mode, a newer client gets no text block duplicating a
 //     structuredContent that is the whole answer (a reduced or replaced
-//     one, see result.MetaKey, keeps its text).
+//     one, see result.MetaKey, keeps its text); in [TextKnown] mode, only
+//     a newer client named in Options.StructuredClients.
 //
 // An unknown revision ("") counts as a new one.
-func (s *Server) adapt(version string, res *mcp.CallToolResult) {
+func (s *Server) adapt(req *mcp.CallToolRequest, res *mcp.CallToolResult) {
 	if res == nil || res.StructuredContent == nil {
 		return
 	}
+	version := req.ProtocolVersion()
 	if version != "" && version < structuredSince {
 		res.StructuredContent = nil
 		if res.Meta != nil {
@@ -65,7 +84,7 @@ func (s *Server) adapt(version string, res *mcp.CallToolResult) {
 	}
 	rest := res.Content[1:] // a shaping note, say, stays
 	switch {
-	case s.resultText == TextAuto:
+	case s.resultText == TextAuto, s.resultText == TextKnown && s.readsStructured(req):
 		res.Content = append(make([]mcp.Content, 0, len(rest)), rest...)
 	case len(raw)*maxEscape > maxResultBytes && len(raw)+escapedLen(tc.Text) > maxResultBytes:
 		// Sent twice, the answer would make a message the TypeScript SDK's
@@ -98,4 +117,36 @@ func escapedLen(s string) int {
 		}
 	}
 	return n
+}
+
+// readsStructured reports whether the caller is one of the clients that
+// read structuredContent only. Its name is in the request's _meta from
+// 2026-07-28 on, else in the session's initialize (which a stateless HTTP
+// request before 2026-07-28 does not have: unknown, so it keeps the text).
+// A proxy that appends to the name ("claude-code (via mcp-remote 0.1.29)")
+// still counts: the result reaches the same host.
+func (s *Server) readsStructured(req *mcp.CallToolRequest) bool {
+	var name string
+	if req.Params != nil {
+		if info, ok := req.Params.Meta[mcp.MetaKeyClientInfo].(map[string]any); ok {
+			name, _ = info["name"].(string)
+		}
+	}
+	if name == "" {
+		if info := req.ClientInfo(); info != nil {
+			name = info.Name
+		}
+	}
+	return knownClient(s.scClients, name)
+}
+
+// knownClient reports whether name is one of names, alone or followed by
+// a space and more.
+func knownClient(names []string, name string) bool {
+	for _, n := range names {
+		if rest, ok := strings.CutPrefix(name, n); ok && (rest == "" || rest[0] == ' ') {
+			return n != ""
+		}
+	}
+	return false
 }

@@ -61,7 +61,8 @@ func shapeUpstream(t *testing.T, answer string) (*httptest.Server, []whitelist.O
 
 // TestResultBlocks pins which blocks a client receives, for every protocol
 // revision a client can negotiate, every output-schema mode and both
-// result-text settings, over an in-memory session and over streamable
+// result-text settings, for a client known to read structuredContent only
+// and others, over an in-memory session and over streamable
 // HTTP: the text a model reads is never lost, a client before 2025-06-18
 // gets the JSON as text only, and structuredContent (when declared) is the
 // whole answer.
@@ -74,78 +75,88 @@ func TestResultBlocks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, text := range []string{mcpx.TextAlways, mcpx.TextAuto} {
+		for _, text := range []string{mcpx.TextAlways, mcpx.TextKnown, mcpx.TextAuto} {
 			srv := mcpx.New(bridge.NewRuntime(cat), mcpx.Options{ResultText: text}).MCP()
 			h := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
 			for _, version := range versions {
 				for _, via := range []string{"memory", "http"} {
-					name := fmt.Sprintf("%s/%s/%s/%s", outMode, text, version, via)
-					t.Run(name, func(t *testing.T) {
-						var tr mcp.Transport
-						if via == "http" {
-							tr = &mcp.StreamableClientTransport{Endpoint: h.URL}
-						} else {
-							ct, st := mcp.NewInMemoryTransports()
-							ss, err := srv.Connect(t.Context(), st, nil)
+					for _, client := range []string{"shape", "claude-code", "claude-code (via mcp-remote 0.1.29)", "claude-codex"} {
+						name := fmt.Sprintf("%s/%s/%s/%s/%s", outMode, text, version, via, client)
+						t.Run(name, func(t *testing.T) {
+							var tr mcp.Transport
+							if via == "http" {
+								tr = &mcp.StreamableClientTransport{Endpoint: h.URL}
+							} else {
+								ct, st := mcp.NewInMemoryTransports()
+								ss, err := srv.Connect(t.Context(), st, nil)
+								if err != nil {
+									t.Fatal(err)
+								}
+								t.Cleanup(func() { ss.Close() })
+								tr = ct
+							}
+							c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, nil)
+							cs, err := c.Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 							if err != nil {
 								t.Fatal(err)
 							}
-							t.Cleanup(func() { ss.Close() })
-							tr = ct
-						}
-						c := mcp.NewClient(&mcp.Implementation{Name: "shape", Version: "1"}, nil)
-						cs, err := c.Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-						if err != nil {
-							t.Fatal(err)
-						}
-						defer cs.Close()
-						typedHasSchema := false
-						for tool, err := range cs.Tools(t.Context(), nil) {
-							if err != nil {
-								t.Fatal(err)
+							defer cs.Close()
+							typedHasSchema := false
+							for tool, err := range cs.Tools(t.Context(), nil) {
+								if err != nil {
+									t.Fatal(err)
+								}
+								if tool.Name == "typed" {
+									typedHasSchema = tool.OutputSchema != nil
+								}
 							}
-							if tool.Name == "typed" {
-								typedHasSchema = tool.OutputSchema != nil
+							if want := outMode != "off"; typedHasSchema != want {
+								t.Fatalf("typed declares an output schema: %v, want %v", typedHasSchema, want)
 							}
-						}
-						if want := outMode != "off"; typedHasSchema != want {
-							t.Fatalf("typed declares an output schema: %v, want %v", typedHasSchema, want)
-						}
-						for _, tool := range []string{"typed", "untyped"} {
-							r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool})
-							if err != nil || r.IsError {
-								t.Fatalf("%s: %v %+v", tool, err, r)
-							}
-							texts := 0
-							for _, c := range r.Content {
-								if tc, ok := c.(*mcp.TextContent); ok {
-									texts++
-									if tc.Text != answer {
-										t.Errorf("%s: text %q, want %q", tool, tc.Text, answer)
+							for _, tool := range []string{"typed", "untyped"} {
+								r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool})
+								if err != nil || r.IsError {
+									t.Fatalf("%s: %v %+v", tool, err, r)
+								}
+								texts := 0
+								for _, c := range r.Content {
+									if tc, ok := c.(*mcp.TextContent); ok {
+										texts++
+										if tc.Text != answer {
+											t.Errorf("%s: text %q, want %q", tool, tc.Text, answer)
+										}
 									}
 								}
-							}
-							structured := r.StructuredContent != nil
-							if structured {
-								b, _ := json.Marshal(r.StructuredContent)
-								var got, want map[string]any
-								json.Unmarshal(b, &got)               //nolint:errcheck // compared below
-								json.Unmarshal([]byte(answer), &want) //nolint:errcheck // constant
-								if fmt.Sprint(got) != fmt.Sprint(want) {
-									t.Errorf("%s: structuredContent %s, want the whole answer", tool, b)
+								structured := r.StructuredContent != nil
+								if structured {
+									b, _ := json.Marshal(r.StructuredContent)
+									var got, want map[string]any
+									json.Unmarshal(b, &got)               //nolint:errcheck // compared below
+									json.Unmarshal([]byte(answer), &want) //nolint:errcheck // constant
+									if fmt.Sprint(got) != fmt.Sprint(want) {
+										t.Errorf("%s: structuredContent %s, want the whole answer", tool, b)
+									}
+								}
+								old := version < "2025-06-18"
+								wantStructured := tool == "typed" && outMode != "off" && !old
+								// Known mode: Claude Code (also behind a proxy that
+								// appends to its name, not a client whose name only
+								// starts alike) when the bridge learns the name: from
+								// the session's initialize, or from the request's _meta
+								// from 2026-07-28 on (a stateless HTTP request before
+								// has neither).
+								known := (client == "claude-code" || client == "claude-code (via mcp-remote 0.1.29)") &&
+									(via == "memory" || version >= "2026-07-28")
+								wantText := !wantStructured || text == mcpx.TextAlways || (text == mcpx.TextKnown && !known)
+								if structured != wantStructured {
+									t.Errorf("%s: structuredContent present %v, want %v", tool, structured, wantStructured)
+								}
+								if (texts == 1) != wantText || texts > 1 {
+									t.Errorf("%s: %d text blocks, want text %v", tool, texts, wantText)
 								}
 							}
-							old := version < "2025-06-18"
-							wantStructured := tool == "typed" && outMode != "off" && !old
-							wantText := !wantStructured || text == mcpx.TextAlways
-							if structured != wantStructured {
-								t.Errorf("%s: structuredContent present %v, want %v", tool, structured, wantStructured)
-							}
-							if (texts == 1) != wantText || texts > 1 {
-								t.Errorf("%s: %d text blocks, want text %v", tool, texts, wantText)
-							}
-						}
-					})
+						})
+					}
 				}
 			}
 			h.Close()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"time"
@@ -46,6 +47,9 @@ func (b *bench) progress(format string, args ...any) {
 // complete as far as the run got, also with an error.
 func (b *bench) run(ctx context.Context) (*report, error) {
 	b.start = time.Now()
+	if b.cfg.ClientName != "" {
+		clientName = b.cfg.ClientName
+	}
 	b.rep = newReport(b.cfg)
 	defer func() { b.rep.Env.LoadEnd = loadAvg() }()
 	if err := b.setup(ctx); err != nil {
@@ -265,13 +269,26 @@ func (b *bench) checkResults(ctx context.Context, targets []*target) error {
 				}
 				wire = len(data)
 			}
-			b.rep.Results = append(b.rep.Results, resultInfo{
+			info := resultInfo{
 				Target: t.Name, Size: e.Size,
 				UpstreamBytes: len(e.body), TextBytes: len(text), ResultBytes: wire,
 				Structured:     out.Result != nil && out.Result.StructuredContent != nil,
 				EqualsUpstream: text == string(e.body),
 				EqualsCompact:  text == string(e.compact),
-			})
+				From:           "text",
+			}
+			if text == "" && info.Structured {
+				// No text block (the bridge's default for a client that
+				// reads structuredContent only): the model reads the
+				// structuredContent, which its host stringifies compactly.
+				info.From = "structuredContent"
+				var want any
+				if err := json.Unmarshal(e.body, &want); err == nil && reflect.DeepEqual(out.Result.StructuredContent, want) {
+					info.TextBytes, info.EqualsCompact = len(e.compact), true
+					info.EqualsUpstream = string(e.compact) == string(e.body)
+				}
+			}
+			b.rep.Results = append(b.rep.Results, info)
 		}
 	}
 	return nil

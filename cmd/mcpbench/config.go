@@ -29,6 +29,7 @@ type config struct {
 	Sizes      []string      // bodies the call phases use; nil means all
 	NoOutput   bool          // generate the spec without response schemas
 	Peer       string        // a peer's command for GitHub's cold start, {spec} and {upstream} filled in
+	ClientName string        // clientInfo.name of every MCP client mcpbench runs; "" means mcpbench
 }
 
 // batches is how many calls per target one latency round makes per size.
@@ -85,6 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&phases, "phases", "latency,throughput,cold", "comma-separated phases to run")
 	fs.StringVar(&sizes, "sizes", "", "comma-separated bodies for the call phases: small, 16k, 1m, 16k-pretty (default all)")
 	fs.StringVar(&c.Peer, "peer", "", "also time this peer's first start on GitHub's spec (all operations), interleaved with the bridge's: a command whose {spec} and {upstream} are filled in, split at spaces; its median and peak become the GitHub first-start targets' reference")
+	fs.StringVar(&c.ClientName, "client-name", "", "the clientInfo.name mcpbench's MCP clients give (default mcpbench, a client the bridge knows nothing of); claude-code measures what Claude Code gets: no duplicate text block with the bridge's default --result-text known")
 	fs.BoolVar(&c.NoOutput, "no-output-schema", false, "declare no response schemas (the bridge then sends no structuredContent)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: mcpbench [flags]\n\nMeasures mcpbridge against direct HTTP and a minimal go-sdk server.\n\n")

@@ -40,6 +40,7 @@ type envInfo struct {
 	DurationMs    float64   `json:"throughputCellMs"`
 	ColdRuns      int       `json:"coldRuns"`
 	OutputSchemas bool      `json:"outputSchemas"`
+	ClientName    string    `json:"clientName"`
 }
 
 type endpointInfo struct {
@@ -60,6 +61,7 @@ type resultInfo struct {
 	Structured     bool   `json:"structuredContent"`
 	EqualsUpstream bool   `json:"textEqualsUpstream"`
 	EqualsCompact  bool   `json:"textEqualsCompactUpstream"`
+	From           string `json:"textFrom"` // "text", or "structuredContent" when the result has no text block
 }
 
 type latencyInfo struct {
@@ -123,6 +125,7 @@ func newReport(cfg *config) *report {
 		Start: time.Now().UTC(), GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		NumCPU: runtime.NumCPU(), LoadStart: loadAvg(), Short: cfg.Short, Rounds: cfg.Rounds,
 		DurationMs: ms(cfg.Duration), ColdRuns: cfg.ColdRuns, OutputSchemas: !cfg.NoOutput,
+		ClientName: clientName,
 	}}
 }
 

@@ -96,6 +96,9 @@ func (r *report) print(w io.Writer) {
 			case res.EqualsCompact:
 				is = "compacted"
 			}
+			if res.From == "structuredContent" {
+				is += " (structuredContent)"
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%v\t%s\t\n", res.Size, res.Target, res.UpstreamBytes, res.TextBytes, res.ResultBytes, res.Structured, is)
 		}
 	}

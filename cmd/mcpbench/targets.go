@@ -124,8 +124,11 @@ func mcpTarget(name string, cs *mcp.ClientSession, pid int, stop func() error) *
 }
 
 func newClient() *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: "mcpbench", Version: "1"}, nil)
+	return mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "1"}, nil)
 }
+
+// clientName is the clientInfo.name newClient's clients give (--client-name).
+var clientName = "mcpbench"
 
 // startStdio spawns cmd as an MCP server over stdio and connects to it.
 func startStdio(ctx context.Context, name string, cmd *exec.Cmd) (*target, error) {

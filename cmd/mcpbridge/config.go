@@ -62,6 +62,7 @@ type Config struct {
 	NestedStyle        string        `mapstructure:"nested-style"`
 	OutputSchema       string        `mapstructure:"output-schema"`
 	ResultText         string        `mapstructure:"result-text"`
+	StructuredClients  []string      `mapstructure:"structured-clients"`
 	MetricsListen      string        `mapstructure:"metrics-listen"`
 	LogArguments       bool          `mapstructure:"log-arguments"`
 	REST               bool          `mapstructure:"rest"`
@@ -192,7 +193,8 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Int("max-queue", 256, "calls waiting for a free slot; beyond, a call is refused as busy (0: no queue)")
 	fs.Int("max-description-length", 0, "trim tool descriptions to this many bytes at a word boundary (0: no limit)")
 	fs.String("output-schema", "tolerant", "tolerant (drift-proof output schemas), strict (as the spec says, repaired) or off (none)")
-	fs.String("result-text", "always", "when a result with structuredContent also carries the JSON as text: always (every host reads one of them) or auto (only clients before protocol 2025-06-18)")
+	fs.String("result-text", "known", "when a result with structuredContent also carries the JSON as text: known (always, but for the --structured-client hosts, which read structuredContent only), always (every client) or auto (only clients before protocol 2025-06-18)")
+	fs.StringArray("structured-client", []string{"claude-code"}, "with --result-text known: a client (its clientInfo.name) that hands its model structuredContent and drops the text, so gets no duplicate text block (repeatable; env MCPBRIDGE_STRUCTURED_CLIENTS, comma-separated)")
 	fs.String("nested-style", "brackets", "how nested query and form values are written: brackets (a[b][0]=x), brackets-empty (a[]=x), dots (a.b.1=x) or json")
 	fs.String("schema-detail", "full", "full, or compact: drop descriptions and examples below the first level of input schemas")
 	fs.String("tools", "all", "tool mode: all (one tool per operation), dynamic (search/describe/call meta-tools), hybrid (pinned operations and the meta-tools)")
@@ -259,6 +261,7 @@ var flagKeys = map[string]string{
 	"api-key":              "api-keys",
 	"allowed-origin":       "allowed-origins",
 	"authorization-server": "authorization-servers",
+	"structured-client":    "structured-clients",
 	"tag":                  "tags",
 	"path":                 "paths",
 }
@@ -456,7 +459,7 @@ func (c *Config) Validate(cmd string) error {
 		add("--output-schema must be tolerant, strict or off, not %q", c.OutputSchema)
 	}
 	if !mcpx.ValidResultText(c.ResultText) {
-		add("--result-text must be always or auto, not %q", c.ResultText)
+		add("--result-text must be known, always or auto, not %q", c.ResultText)
 	}
 	if _, err := request.ParseNestedStyle(c.NestedStyle); err != nil {
 		add("--nested-style: %v", err)

@@ -123,6 +123,13 @@ func startBridge(t *testing.T, args ...string) (*mcp.ClientSession, *bytes.Buffe
 // startBridgeStderr is startBridge with the bridge's stderr going to w.
 func startBridgeStderr(t *testing.T, w io.Writer, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
 	t.Helper()
+	return startBridgeAs(t, "e2e", w, args...)
+}
+
+// startBridgeAs is startBridgeStderr with a client that gives name as its
+// clientInfo.name.
+func startBridgeAs(t *testing.T, name string, w io.Writer, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
 	cmd.Stderr = w
@@ -140,7 +147,7 @@ func startBridgeStderr(t *testing.T, w io.Writer, args ...string) (*mcp.ClientSe
 	var out bytes.Buffer
 	var mu sync.Mutex
 	tee := io.TeeReader(stdout, lockedWriter{&mu, &out})
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
 	cs, err := c.Connect(t.Context(), &mcp.IOTransport{Reader: io.NopCloser(tee), Writer: stdin}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestResultTextDefault runs the real program over stdio and pins which
+// blocks a successful answer with structuredContent carries, per client,
+// in the default configuration (--result-text known): Claude Code, which
+// hands its model structuredContent and drops the text, gets no duplicate
+// text block; any other client gets both; --result-text always gives
+// everyone both, and MCPBRIDGE_STRUCTURED_CLIENTS replaces the list.
+func TestResultTextDefault(t *testing.T) {
+	const answer = `{"id":7,"name":"rex"}`
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, answer)
+	}))
+	t.Cleanup(up.Close)
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(spec, []byte(`openapi: 3.0.3
+info: {title: shape, version: "1"}
+paths:
+  /pets/{id}:
+    get:
+      operationId: getPet
+      parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {type: object, properties: {id: {type: integer}, name: {type: string}}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"serve", "--spec", spec, "--upstream", up.URL, "--all-operations", "--cache-dir", t.TempDir()}
+	for _, c := range []struct {
+		name, client string
+		env          string
+		args         []string
+		wantText     bool
+	}{
+		{"unknown client", "e2e", "", nil, true},
+		{"claude-code", "claude-code", "", nil, false},
+		{"claude-code behind mcp-remote", "claude-code (via mcp-remote 0.1.29)", "", nil, false},
+		{"claude-code, always", "claude-code", "", []string{"--result-text", "always"}, true},
+		{"listed by env", "e2e", "MCPBRIDGE_STRUCTURED_CLIENTS=other,e2e", nil, false},
+		{"claude-code, not listed by env", "claude-code", "MCPBRIDGE_STRUCTURED_CLIENTS=other", nil, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env != "" {
+				k, v, _ := strings.Cut(c.env, "=")
+				t.Setenv(k, v)
+			}
+			cs, _ := startBridgeAs(t, c.client, &testWriter{t: t}, append(append([]string(nil), base...), c.args...)...)
+			r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "getPet", Arguments: map[string]any{"id": 7}})
+			if err != nil || r.IsError {
+				t.Fatalf("call: %v %+v", err, r)
+			}
+			var want any
+			json.Unmarshal([]byte(answer), &want) //nolint:errcheck // constant
+			if !reflect.DeepEqual(r.StructuredContent, want) {
+				t.Errorf("structuredContent = %v, want the whole answer", r.StructuredContent)
+			}
+			texts := 0
+			for _, b := range r.Content {
+				if tc, ok := b.(*mcp.TextContent); ok {
+					texts++
+					if tc.Text != answer {
+						t.Errorf("text %q, want %q", tc.Text, answer)
+					}
+				}
+			}
+			if got := texts == 1; got != c.wantText || texts > 1 {
+				t.Errorf("%d text blocks, want the text: %v", texts, c.wantText)
+			}
+		})
+	}
+}
