@@ -121,10 +121,13 @@ func escapedLen(s string) int {
 
 // readsStructured reports whether the caller is one of the clients that
 // read structuredContent only. Its name is in the request's _meta from
-// 2026-07-28 on, else in the session's initialize (which a stateless HTTP
-// request before 2026-07-28 does not have: unknown, so it keeps the text).
-// A proxy that appends to the name ("claude-code (via mcp-remote 0.1.29)")
-// still counts: the result reaches the same host.
+// 2026-07-28 on, else in the session's initialize. A stateless HTTP request
+// before 2026-07-28 has neither; there the User-Agent's product stands in
+// (Claude Code sends "claude-code/2.1.204 (cli)"), and without one the
+// client is unknown and keeps the text. A proxy that appends to the name
+// ("claude-code (via mcp-remote 0.1.29)") still counts: the result reaches
+// the same host. None of this is a credential: a client that lies gets
+// fewer blocks, nothing more.
 func (s *Server) readsStructured(req *mcp.CallToolRequest) bool {
 	var name string
 	if req.Params != nil {
@@ -136,6 +139,10 @@ func (s *Server) readsStructured(req *mcp.CallToolRequest) bool {
 		if info := req.ClientInfo(); info != nil {
 			name = info.Name
 		}
+	}
+	if name == "" && req.Extra != nil && req.Extra.Header != nil {
+		product, _, _ := strings.Cut(req.Extra.Header.Get("User-Agent"), " ")
+		name, _, _ = strings.Cut(product, "/")
 	}
 	return knownClient(s.scClients, name)
 }

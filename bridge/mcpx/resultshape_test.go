@@ -214,3 +214,57 @@ func TestCallResultWire(t *testing.T) {
 		})
 	}
 }
+
+// uaTransport sets the User-Agent of every request.
+type uaTransport struct{ ua string }
+
+func (u uaTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("User-Agent", u.ua)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestResultBlocksUserAgent: a stateless HTTP request before 2026-07-28
+// carries no client name, so the known mode reads the User-Agent's product
+// (Claude Code sends "claude-code/2.1.204 (cli)"); another product, or
+// none, keeps the text.
+func TestResultBlocksUserAgent(t *testing.T) {
+	const answer = `{"id":7,"name":"rex"}`
+	up, ops := shapeUpstream(t, answer)
+	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpx.New(bridge.NewRuntime(cat), mcpx.Options{ResultText: mcpx.TextKnown}).MCP()
+	h := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(h.Close)
+	for _, c := range []struct {
+		ua       string
+		wantText bool
+	}{
+		{"claude-code/2.1.204 (cli)", false},
+		{"claude-code", false},
+		{"claude-codex/1.0", true},
+		{"Go-http-client/1.1", true},
+		{"", true},
+	} {
+		t.Run(c.ua, func(t *testing.T) {
+			tr := &mcp.StreamableClientTransport{Endpoint: h.URL, HTTPClient: &http.Client{Transport: uaTransport{c.ua}}}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "some-host", Version: "1"}, nil).Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "typed"})
+			if err != nil || r.IsError {
+				t.Fatalf("typed: %v %+v", err, r)
+			}
+			if r.StructuredContent == nil {
+				t.Fatal("no structuredContent")
+			}
+			if got := len(r.Content) == 1; got != c.wantText {
+				t.Errorf("content %v: text block present %v, want %v", r.Content, got, c.wantText)
+			}
+		})
+	}
+}

@@ -54,6 +54,19 @@ function texts(result) {
   return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 }
 
+// The client's name (E2E_CLIENT_NAME; "claude-code" plays a host that gives
+// its model structuredContent and drops the text, which the bridge's default
+// --result-text known sends no duplicate text block).
+const CLIENT_NAME = process.env.E2E_CLIENT_NAME || 'mcpbridge-e2e-ts-client';
+const STRUCTURED_ONLY = CLIENT_NAME === 'claude-code';
+
+// What a model reads of a result: its text, or, when it has none, its
+// structuredContent as a host stringifies it.
+function modelText(result) {
+  const t = texts(result);
+  return t !== '' ? t : JSON.stringify(result.structuredContent ?? null);
+}
+
 async function run(kind, rest) {
   const transport = transportFor(kind, rest);
   let stderr = '';
@@ -62,7 +75,7 @@ async function run(kind, rest) {
       stderr += d;
     });
   }
-  const client = new Client({ name: 'mcpbridge-e2e-ts-client', version: '1.0.0' });
+  const client = new Client({ name: CLIENT_NAME, version: '1.0.0' });
   try {
     await client.connect(transport);
     const server = client.getServerVersion();
@@ -81,14 +94,19 @@ async function run(kind, rest) {
 
     const list = await client.callTool({ name: 'listNotes', arguments: { limit: 10 } });
     check(!list.isError, `listNotes returned isError: ${texts(list)}`);
-    check(texts(list).includes('Welcome'), `listNotes text lacks the seeded note "Welcome": ${texts(list).slice(0, 300)}`);
+    check(modelText(list).includes('Welcome'), `listNotes result lacks the seeded note "Welcome": ${modelText(list).slice(0, 300)}`);
     check(Array.isArray(list.structuredContent?.notes), `listNotes structuredContent.notes is not an array: ${JSON.stringify(list.structuredContent)?.slice(0, 300)}`);
+    if (STRUCTURED_ONLY) {
+      check(texts(list) === '', `listNotes for ${CLIENT_NAME}: a duplicate text block was sent: ${texts(list).slice(0, 300)}`);
+    } else {
+      check(texts(list).includes('Welcome'), `listNotes text lacks the seeded note "Welcome": ${texts(list).slice(0, 300)}`);
+    }
 
     const account = await client.callTool({ name: 'getAccount', arguments: {} });
     const raw = JSON.stringify(account);
     check(!account.isError, `getAccount returned isError: ${texts(account)}`);
-    check(texts(account).includes(MASK), `getAccount text lacks ${MASK}: ${texts(account)}`);
-    check(texts(account).includes('demo@example.com'), `getAccount text lacks the (non-secret) user: ${texts(account)}`);
+    check(modelText(account).includes(MASK), `getAccount result lacks ${MASK}: ${modelText(account)}`);
+    check(modelText(account).includes('demo@example.com'), `getAccount result lacks the (non-secret) user: ${modelText(account)}`);
     for (const s of DEMO_SECRETS) {
       check(!raw.includes(s), `getAccount result leaks the demo secret ${s}: ${raw}`);
     }
@@ -104,7 +122,7 @@ async function run(kind, rest) {
     }
     check(unknownErr, 'calling an unknown tool succeeded; want a JSON-RPC error');
 
-    console.log(`ts-sdk client ${kind}: ok (${tools.length} tools, server ${server.name} ${server.version})`);
+    console.log(`ts-sdk client ${kind} as ${CLIENT_NAME}: ok (${tools.length} tools, server ${server.name} ${server.version})`);
   } catch (e) {
     if (stderr) console.error(`--- bridge stderr ---\n${stderr.slice(-4000)}`);
     throw e;
