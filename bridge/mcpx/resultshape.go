@@ -15,8 +15,8 @@ import (
 const (
 	// TextAlways sends both, as MCP asks "for backwards compatibility":
 	// hosts differ in which one they give the model (Claude Desktop and
-	// Cursor read content; Claude Code and VS Code read structuredContent
-	// when it is there), so both serve every host. The default.
+	// Cursor read content; Claude Code reads structuredContent when it is
+	// there), so both serve every host. The default of [Options] ("").
 	TextAlways = "always"
 	// TextKnown sends both, except to the clients known to hand the model
 	// structuredContent and drop the text whenever structuredContent is
@@ -151,8 +151,11 @@ func (s *Server) readsStructured(req *mcp.CallToolRequest) bool {
 // a space and more.
 func knownClient(names []string, name string) bool {
 	for _, n := range names {
+		if n == "" {
+			continue
+		}
 		if rest, ok := strings.CutPrefix(name, n); ok && (rest == "" || rest[0] == ' ') {
-			return n != ""
+			return true
 		}
 	}
 	return false
