@@ -53,7 +53,11 @@ func ValidResultText(v string) bool {
 //   - in [TextAuto] mode, a newer client gets no text block duplicating a
 //     structuredContent that is the whole answer (a reduced or replaced
 //     one, see result.MetaKey, keeps its text); in [TextKnown] mode, only
-//     a newer client named in Options.StructuredClients.
+//     a newer client named in Options.StructuredClients;
+//   - such a client, in [TextKnown] mode, gets a structuredContent that is
+//     not the whole answer as an error result carrying the answer as text
+//     (wholeAsText): it shows its model structuredContent alone, which
+//     would be the reduced object or {}, and an error result's text.
 //
 // An unknown revision ("") counts as a new one.
 func (s *Server) adapt(req *mcp.CallToolRequest, res *mcp.CallToolResult) {
@@ -74,7 +78,10 @@ func (s *Server) adapt(req *mcp.CallToolRequest, res *mcp.CallToolResult) {
 	if res.IsError || len(res.Content) == 0 {
 		return
 	}
-	if _, partial := res.Meta[result.MetaKey]; partial {
+	if info, partial := res.Meta[result.MetaKey]; partial {
+		if s.resultText == TextKnown && s.readsStructured(req) {
+			wholeAsText(res, info)
+		}
 		return
 	}
 	tc, ok := res.Content[0].(*mcp.TextContent)
@@ -159,4 +166,24 @@ func knownClient(names []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// wholeAsText turns a successful result whose structuredContent is not
+// the whole answer (info is its result.MetaKey entry) into an error result
+// that carries the whole answer as text, for a client that would show its
+// model structuredContent alone: the model then reads every byte of the
+// answer, and a note saying the call itself succeeded. Strict clients
+// accept it (an error result's structuredContent is not checked), and it
+// has none, so no client reads a partial object as the answer.
+func wholeAsText(res *mcp.CallToolResult, info any) {
+	reason := "it does not match the tool's output schema"
+	if m, ok := info.(map[string]any); ok {
+		if r, ok := m["reason"].(string); ok && r != "" {
+			reason = r
+		}
+	}
+	note := &mcp.TextContent{Text: "The call succeeded, but its answer does not fit this tool's output schema (" + reason + "), so it is given whole as text below rather than as structuredContent; read it as the result."}
+	res.Content = append([]mcp.Content{note}, res.Content...)
+	res.StructuredContent = nil
+	res.IsError = true
 }

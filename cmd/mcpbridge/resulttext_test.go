@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,11 +21,28 @@ import (
 // hands its model structuredContent and drops the text, gets no duplicate
 // text block; any other client gets both; --result-text always gives
 // everyone both, and MCPBRIDGE_STRUCTURED_CLIENTS replaces the list.
+//
+// An answer that breaks the output schema (structuredContent reduced or
+// replaced by {}) reaches such a client as an error result with the whole
+// answer as text, since it would show its model the partial object alone;
+// other clients get it as before: success, the partial structuredContent,
+// the whole answer as text.
 func TestResultTextDefault(t *testing.T) {
-	const answer = `{"id":7,"name":"rex"}`
+	const (
+		answer     = `{"id":7,"name":"rex"}`
+		driftArray = `[1,2,3]`
+		driftType  = `{"id":"seven","name":"rex","extra":true}`
+	)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, answer)
+		switch r.URL.Path {
+		case "/drift/array":
+			fmt.Fprint(w, driftArray)
+		case "/drift/type":
+			fmt.Fprint(w, driftType)
+		default:
+			fmt.Fprint(w, answer)
+		}
 	}))
 	t.Cleanup(up.Close)
 	spec := filepath.Join(t.TempDir(), "spec.yaml")
@@ -35,6 +53,16 @@ paths:
     get:
       operationId: getPet
       parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {type: object, properties: {id: {type: integer}, name: {type: string}}}
+  /drift/{kind}:
+    get:
+      operationId: getDrift
+      parameters: [{name: kind, in: path, required: true, schema: {type: string}}]
       responses:
         "200":
           description: ok
@@ -84,6 +112,31 @@ paths:
 			}
 			if got := texts == 1; got != c.wantText || texts > 1 {
 				t.Errorf("%d text blocks, want the text: %v", texts, c.wantText)
+			}
+			for _, kind := range []struct{ path, body string }{{"array", driftArray}, {"type", driftType}} {
+				r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "getDrift", Arguments: map[string]any{"kind": kind.path}})
+				if err != nil {
+					t.Fatalf("drift %s: %v", kind.path, err)
+				}
+				var all []string
+				for _, b := range r.Content {
+					if tc, ok := b.(*mcp.TextContent); ok {
+						all = append(all, tc.Text)
+					}
+				}
+				whole := slices.Contains(all, kind.body)
+				if !whole {
+					t.Errorf("drift %s: no text block carries the whole answer %s: %q", kind.path, kind.body, all)
+				}
+				// c.wantText is false exactly for the clients that read
+				// structuredContent only.
+				if sconly := !c.wantText; sconly {
+					if !r.IsError || r.StructuredContent != nil {
+						t.Errorf("drift %s: isError %v, structuredContent %v; want an error result with the answer as text only", kind.path, r.IsError, r.StructuredContent)
+					}
+				} else if r.IsError || r.StructuredContent == nil {
+					t.Errorf("drift %s: isError %v, structuredContent %v; want success with a partial structuredContent", kind.path, r.IsError, r.StructuredContent)
+				}
 			}
 		})
 	}
