@@ -84,11 +84,14 @@ func BenchmarkCall(b *testing.B) {
 	eps := cb.eps
 	bridgeServer := mcpx.New(cb.plain, mcpx.Options{Version: "bench"}).MCP()
 	chainServer := mcpx.New(cb.chain, mcpx.Options{Version: "bench"}).MCP()
+	// The command's default result text: the client (mcpbench, unknown to
+	// it) still gets both blocks, after the name check.
+	knownServer := mcpx.New(cb.plain, mcpx.Options{Version: "bench", ResultText: mcpx.TextKnown}).MCP()
 
 	for _, srv := range []struct {
 		name string
 		s    *mcp.Server
-	}{{"floor", newFloorServer(cb.upURL, eps, false)}, {"floor+sc", newFloorServer(cb.upURL, eps, true)}, {"bridge", bridgeServer}, {"bridge+chain", chainServer}} {
+	}{{"floor", newFloorServer(cb.upURL, eps, false)}, {"floor+sc", newFloorServer(cb.upURL, eps, true)}, {"bridge", bridgeServer}, {"bridge+known", knownServer}, {"bridge+chain", chainServer}} {
 		ct, st := mcp.NewInMemoryTransports()
 		ss, err := srv.s.Connect(b.Context(), st, nil)
 		if err != nil {
