@@ -101,22 +101,28 @@ func BenchmarkCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, e := range eps {
-			b.Run(srv.name+"/"+e.Size, func(b *testing.B) {
-				b.SetBytes(int64(len(e.body)))
-				cpu0 := processCPU()
-				for b.Loop() {
-					r, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: e.Tool, Arguments: e.Args})
-					if err != nil || r.IsError {
-						b.Fatalf("%s: %v %+v", e.Tool, err, r)
-					}
-				}
-				// CPU time is steadier than wall time on a shared machine.
-				b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
-			})
-		}
+		benchCalls(b, srv.name, cs, eps)
 		cs.Close()
 		ss.Close()
+	}
+}
+
+// benchCalls runs one sub-benchmark per endpoint, named target/size, that
+// calls its tool through cs.
+func benchCalls(b *testing.B, target string, cs *mcp.ClientSession, eps []*endpoint) {
+	for _, e := range eps {
+		b.Run(target+"/"+e.Size, func(b *testing.B) {
+			b.SetBytes(int64(len(e.body)))
+			cpu0 := processCPU()
+			for b.Loop() {
+				r, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: e.Tool, Arguments: e.Args})
+				if err != nil || r.IsError {
+					b.Fatalf("%s: %v %+v", e.Tool, err, r)
+				}
+			}
+			// CPU time is steadier than wall time on a shared machine.
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
 	}
 }
 

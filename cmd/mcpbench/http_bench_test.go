@@ -46,19 +46,7 @@ func BenchmarkHTTPCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, e := range cb.eps {
-			b.Run(srv.name+"/"+e.Size, func(b *testing.B) {
-				b.SetBytes(int64(len(e.body)))
-				cpu0 := processCPU()
-				for b.Loop() {
-					r, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: e.Tool, Arguments: e.Args})
-					if err != nil || r.IsError {
-						b.Fatalf("%s: %v %+v", e.Tool, err, r)
-					}
-				}
-				b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
-			})
-		}
+		benchCalls(b, srv.name, cs, cb.eps)
 		cs.Close()
 		client.CloseIdleConnections()
 		ts.Close()

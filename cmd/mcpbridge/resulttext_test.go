@@ -101,29 +101,21 @@ paths:
 			if !reflect.DeepEqual(r.StructuredContent, want) {
 				t.Errorf("structuredContent = %v, want the whole answer", r.StructuredContent)
 			}
-			texts := 0
-			for _, b := range r.Content {
-				if tc, ok := b.(*mcp.TextContent); ok {
-					texts++
-					if tc.Text != answer {
-						t.Errorf("text %q, want %q", tc.Text, answer)
-					}
+			texts := textBlocks(r)
+			for _, text := range texts {
+				if text != answer {
+					t.Errorf("text %q, want %q", text, answer)
 				}
 			}
-			if got := texts == 1; got != c.wantText || texts > 1 {
-				t.Errorf("%d text blocks, want the text: %v", texts, c.wantText)
+			if got := len(texts) == 1; got != c.wantText || len(texts) > 1 {
+				t.Errorf("%d text blocks, want the text: %v", len(texts), c.wantText)
 			}
 			for _, kind := range []struct{ path, body string }{{"array", driftArray}, {"type", driftType}} {
 				r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "getDrift", Arguments: map[string]any{"kind": kind.path}})
 				if err != nil {
 					t.Fatalf("drift %s: %v", kind.path, err)
 				}
-				var all []string
-				for _, b := range r.Content {
-					if tc, ok := b.(*mcp.TextContent); ok {
-						all = append(all, tc.Text)
-					}
-				}
+				all := textBlocks(r)
 				whole := slices.Contains(all, kind.body)
 				if !whole {
 					t.Errorf("drift %s: no text block carries the whole answer %s: %q", kind.path, kind.body, all)
@@ -140,4 +132,15 @@ paths:
 			}
 		})
 	}
+}
+
+// textBlocks is the text of r's text blocks.
+func textBlocks(r *mcp.CallToolResult) []string {
+	var out []string
+	for _, b := range r.Content {
+		if tc, ok := b.(*mcp.TextContent); ok {
+			out = append(out, tc.Text)
+		}
+	}
+	return out
 }
