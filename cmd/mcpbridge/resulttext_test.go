@@ -53,22 +53,19 @@ paths:
     get:
       operationId: getPet
       parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
-      responses:
-        "200":
-          description: ok
-          content:
-            application/json:
-              schema: {type: object, properties: {id: {type: integer}, name: {type: string}}}
+      responses: {"200": {$ref: "#/components/responses/Pet"}}
   /drift/{kind}:
     get:
       operationId: getDrift
       parameters: [{name: kind, in: path, required: true, schema: {type: string}}]
-      responses:
-        "200":
-          description: ok
-          content:
-            application/json:
-              schema: {type: object, properties: {id: {type: integer}, name: {type: string}}}
+      responses: {"200": {$ref: "#/components/responses/Pet"}}
+components:
+  responses:
+    Pet:
+      description: ok
+      content:
+        application/json:
+          schema: {type: object, properties: {id: {type: integer}, name: {type: string}}}
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
