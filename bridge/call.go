@@ -121,7 +121,7 @@ func (c *Catalog) answer(ctx context.Context, t *Tool, call *Call, resp *http.Re
 		var cut bool
 		body, cut, err = upstream.ReadPrefix(resp.Body, length, c.opts.MaxResponseBytes)
 		if err == nil && cut {
-			c.truncatedAnswer(t, resp, body, sent, out)
+			c.truncatedAnswer(t, call, resp, body, sent, out)
 			return
 		}
 	} else {
@@ -137,6 +137,9 @@ func (c *Catalog) answer(ctx context.Context, t *Tool, call *Call, resp *http.Re
 		call.Progress.Step(ctx, 3, callSteps, stepMessage(t.plan.Label, ": received ", len(body), " bytes"))
 	}
 	rt := result.Tool{Name: t.def.Name, Output: &t.output}
+	if call.Unstructured {
+		rt.Output = nil
+	}
 	if t.shape != nil {
 		rt.Reshape = t.shape.reshape
 	}
@@ -152,10 +155,10 @@ func (c *Catalog) answer(ctx context.Context, t *Tool, call *Call, resp *http.Re
 
 // truncatedAnswer completes out with the prefix of an answer cut at the
 // size limit.
-func (c *Catalog) truncatedAnswer(t *Tool, resp *http.Response, body []byte, sent time.Time, out *Outcome) {
+func (c *Catalog) truncatedAnswer(t *Tool, call *Call, resp *http.Response, body []byte, sent time.Time, out *Outcome) {
 	out.Upstream = time.Since(sent)
 	out.BytesOut = int64(len(body))
-	out.Result = c.truncated(t, resp, body)
+	out.Result = c.truncated(t, resp, body, !call.Unstructured)
 	out.Detail = fmt.Sprintf("answer truncated at %d bytes", len(body))
 }
 

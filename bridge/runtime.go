@@ -59,6 +59,11 @@ type Call struct {
 	Transport string
 	// Progress, when set, is told how the call advances.
 	Progress Progress
+	// Unstructured says the caller takes no structuredContent (an MCP
+	// client before 2025-06-18, or a host that shows its model the text
+	// alone and is listed the tools without output schemas): the answer
+	// goes as text, unchecked against the tool's output schema.
+	Unstructured bool
 
 	target  *Tool
 	catalog *Catalog

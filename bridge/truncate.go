@@ -19,8 +19,9 @@ import (
 // which prefix was read: a JSON array keeps the items that arrived whole
 // (still valid JSON), anything else is cut at a safe point with a marker.
 // It is never an invalid JSON fragment, and it declares no
-// structuredContent unless the shaper can make a conforming one.
-func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte) *mcp.CallToolResult {
+// structuredContent unless the shaper can make a conforming one (and none
+// at all unless structured: the caller takes none).
+func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte, structured bool) *mcp.CallToolResult {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	limit := c.opts.MaxResponseBytes
 	if media.Classify(mt) == media.JSON || mt == "" {
@@ -30,7 +31,7 @@ func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte) *mcp.Ca
 				if red, err := c.redactor.RedactJSON(nil, raw); err == nil {
 					note := fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the first %d items are above, the rest were left out.", limit, len(items))
 					res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(red)}, &mcp.TextContent{Text: note}}}
-					if t.output.Raw() != nil {
+					if structured && t.output.Raw() != nil {
 						// An array is not the object the schema describes:
 						// the shaper's fallback gives a conforming {}.
 						c.shaper.Structure(t.def.Name, &t.output, res, nil)
@@ -53,7 +54,7 @@ func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte) *mcp.Ca
 			&mcp.TextContent{Text: fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the text above stops after %d of them.", limit, len(text))},
 		}}
 	}
-	if t.output.Raw() != nil {
+	if structured && t.output.Raw() != nil {
 		c.shaper.Structure(t.def.Name, &t.output, res, nil)
 	}
 	return res

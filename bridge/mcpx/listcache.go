@@ -37,22 +37,32 @@ const maxCachedList = 16 << 20
 // listCache holds the encoded "tools" arrays of one list of definitions.
 type listCache struct {
 	mu     sync.Mutex
-	defs   []*mcp.Tool // as go-sdk lists them
-	enc    [2][]byte   // by listClass
-	missed [2]bool     // a list of the class was answered without enc
-	whole  [2][]byte   // the last result encoded around enc (encodedList)
+	defs   []*mcp.Tool     // as go-sdk lists them
+	enc    [classes][]byte // by list class
+	missed [classes]bool   // a list of the class was answered without enc
+	whole  [classes][]byte // the last result encoded around enc (encodedList)
 }
 
-// listClass is 0 for a client before titleSince, 1 otherwise (fitTool
-// shapes every revision of a class alike).
-func listClass(version string) int {
-	if version != "" && version < titleSince {
-		return 0
+// The list classes: fitTool shapes a tool alike for every client of one.
+const (
+	classOld  = iota // before 2025-06-18: the title in annotations, no output schemas
+	classNew         // the title on top, output schemas
+	classText        // as classNew, without output schemas: a host that takes text alone
+	classes
+)
+
+// listClass is the class of a client on version named name (callerOf).
+func (s *Server) listClass(version, name string) int {
+	switch {
+	case version != "" && version < titleSince:
+		return classOld
+	case s.takesText(version, name):
+		return classText
 	}
-	return 1
+	return classNew
 }
 
-// tools returns the "tools" array a client on version receives for defs,
+// tools returns the "tools" array a client of class k receives for defs,
 // encoding it unless the cache holds it; ok is false when it cannot be
 // encoded (the caller then lets encoding/json report the error).
 //
@@ -61,12 +71,11 @@ func listClass(version string) int {
 // starting process less than encoding it here and having go-sdk check the
 // result (a first start's list, measured 785 → 820-831 ms otherwise).
 // The list after it is. EncodedList fills the cache off that path.
-func (lc *listCache) tools(version string, defs []*mcp.Tool, lazy bool) ([]byte, bool) {
-	k := listClass(version)
+func (lc *listCache) tools(k int, defs []*mcp.Tool, lazy bool) ([]byte, bool) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	if !slices.Equal(lc.defs, defs) {
-		lc.defs, lc.enc, lc.missed, lc.whole = slices.Clone(defs), [2][]byte{}, [2]bool{}, [2][]byte{}
+		lc.defs, lc.enc, lc.missed, lc.whole = slices.Clone(defs), [classes][]byte{}, [classes]bool{}, [classes][]byte{}
 	}
 	if b := lc.enc[k]; b != nil {
 		return b, true
@@ -78,7 +87,7 @@ func (lc *listCache) tools(version string, defs []*mcp.Tool, lazy bool) ([]byte,
 	if listEstimate(defs) > maxCachedList {
 		return nil, false // too big to keep: encoded per answer, the usual way
 	}
-	b, err := encodeTools(version, defs)
+	b, err := encodeTools(k, defs)
 	if err != nil {
 		return nil, false
 	}
@@ -88,21 +97,21 @@ func (lc *listCache) tools(version string, defs []*mcp.Tool, lazy bool) ([]byte,
 	return b, true
 }
 
-// seed makes enc the class-1 array of defs, which it was encoded from.
+// seed makes enc the classNew array of defs, which it was encoded from.
 func (lc *listCache) seed(defs []*mcp.Tool, enc []byte) {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
-	lc.defs, lc.enc, lc.missed, lc.whole = defs, [2][]byte{1: enc}, [2]bool{}, [2][]byte{}
+	lc.defs, lc.enc, lc.missed, lc.whole = defs, [classes][]byte{classNew: enc}, [classes]bool{}, [classes][]byte{}
 }
 
-// encodeTools is the "tools" array of fitList(version, defs) as go-sdk's
+// encodeTools is the "tools" array of fitList(k, defs) as go-sdk's
 // jsonrpc2 writes it: encoding/json without HTML escaping.
 //
 // The tools are encoded one by one into one buffer sized for them all:
 // encoding the slice whole would grow encoding/json's own buffer by
 // doubling and then copy it, three times the bytes in fresh memory, which
 // a starting process pays for in page faults.
-func encodeTools(version string, defs []*mcp.Tool) ([]byte, error) {
+func encodeTools(k int, defs []*mcp.Tool) ([]byte, error) {
 	size := listEstimate(defs)
 	var buf bytes.Buffer
 	buf.Grow(size + size/16)
@@ -113,7 +122,7 @@ func encodeTools(version string, defs []*mcp.Tool) ([]byte, error) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		t := fitTool(version, d)
+		t := fitTool(k, d)
 		if err := enc.Encode(&t); err != nil {
 			return nil, err
 		}
@@ -242,7 +251,7 @@ func (s *Server) EncodedList(cat *bridge.Catalog) *bridge.EncodedList {
 		defs[i] = s.defs[n]
 	}
 	s.mu.Unlock()
-	b, ok := s.lists.tools("", defs, false)
+	b, ok := s.lists.tools(classNew, defs, false)
 	if !ok || len(b) > maxCachedList {
 		return nil
 	}

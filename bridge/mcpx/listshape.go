@@ -24,15 +24,16 @@ type listResult struct {
 }
 
 // listedTool is one tool as sent: go-sdk's definition, shared by every
-// session and never modified, with a title and annotations fitted to the
-// client's revision shadowing its own (encoding/json takes the shallower
-// of two fields with one name). Were go-sdk to give mcp.Tool or
+// session and never modified, with a title, annotations and output schema
+// fitted to the client shadowing its own (encoding/json takes the
+// shallower of two fields with one name). Were go-sdk to give mcp.Tool or
 // mcp.ListToolsResult a MarshalJSON, the embedding would promote it and
 // undo the shadowing; TestToolsListShape fails then.
 type listedTool struct {
 	*mcp.Tool
-	Title       string `json:"title,omitempty"`
-	Annotations *hints `json:"annotations,omitempty"`
+	Title        string `json:"title,omitempty"`
+	Annotations  *hints `json:"annotations,omitempty"`
+	OutputSchema any    `json:"outputSchema,omitempty"`
 }
 
 // hints are [mcp.ToolAnnotations] whose false booleans are left out, as
@@ -72,43 +73,48 @@ func (s *Server) shapeList(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok {
 			return res, nil
 		}
-		version := ""
-		if r, ok := req.(interface{ ProtocolVersion() string }); ok {
-			version = r.ProtocolVersion()
+		class := classNew
+		if lreq, ok := req.(*mcp.ListToolsRequest); ok {
+			class = s.listClass(lreq.ProtocolVersion(), s.callerOf(lreq))
 		}
 		pg, err := page(lr, cursor)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
 		if pg != lr { // one page of a list too large for one message
-			return fitList(version, pg), nil
+			return fitList(class, pg), nil
 		}
 		if !s.rt.Catalog().HasAccessLists() { // the same list for every caller
-			if b, ok := s.lists.tools(version, lr.Tools, true); ok {
-				return &encodedList{ListToolsResult: lr, tools: b, lc: &s.lists, class: listClass(version), taker: handoff.FromContext(ctx)}, nil
+			if b, ok := s.lists.tools(class, lr.Tools, true); ok {
+				return &encodedList{ListToolsResult: lr, tools: b, lc: &s.lists, class: class, taker: handoff.FromContext(ctx)}, nil
 			}
 		}
-		return fitList(version, lr), nil
+		return fitList(class, lr), nil
 	}
 }
 
-// fitList is lr as a client on version receives it; lr's tools are left
-// as they are.
-func fitList(version string, lr *mcp.ListToolsResult) *listResult {
+// fitList is lr as a client of list class k receives it; lr's tools are
+// left as they are.
+func fitList(k int, lr *mcp.ListToolsResult) *listResult {
 	out := &listResult{ListToolsResult: lr, Tools: make([]listedTool, len(lr.Tools))}
 	for i, def := range lr.Tools {
-		out.Tools[i] = fitTool(version, def)
+		out.Tools[i] = fitTool(k, def)
 	}
 	return out
 }
 
-// fitTool is def as a client on version receives it, without repeating
-// itself and without losing anything that client can read:
+// fitTool is def as a client of list class k receives it, without
+// repeating itself and without losing anything that client can read:
 //
 //   - the title goes once, where the revision puts it: top-level from
 //     2025-06-18 on (an unknown revision, "", counts as new), in
 //     annotations.title before (those clients know no other place); a
 //     second title that differs from the first is kept;
+//   - the output schema goes only to a client that takes
+//     structuredContent (classNew): a client before 2025-06-18 knows no
+//     such thing, and a host that takes text alone gets none, so must not
+//     be told to expect it (the TypeScript SDK fails a call whose tool
+//     declares an output schema and whose result has no structuredContent);
 //   - a false readOnlyHint or idempotentHint, MCP's default, is left out
 //     (see [hints]);
 //   - annotations left empty are left out.
@@ -117,13 +123,16 @@ func fitList(version string, lr *mcp.ListToolsResult) *listResult {
 // "meaningful only when readOnlyHint == false": go-sdk's client decodes a
 // missing one as false, and a client that retries only idempotent tools
 // would stop retrying reads.
-func fitTool(version string, def *mcp.Tool) listedTool {
+func fitTool(k int, def *mcp.Tool) listedTool {
 	t := listedTool{Tool: def, Title: def.Title}
+	if k == classNew {
+		t.OutputSchema = def.OutputSchema
+	}
 	var h hints
 	if def.Annotations != nil {
 		h = hints(*def.Annotations)
 	}
-	if version != "" && version < titleSince {
+	if k == classOld {
 		if h.Title == "" {
 			h.Title = t.Title
 		}
@@ -145,5 +154,6 @@ func fitTool(version string, def *mcp.Tool) listedTool {
 }
 
 // Listed is def as tools/list sends it to a client on the newest revision
-// (fitTool), for measuring the list without a session.
-func Listed(def *mcp.Tool) any { return fitTool("", def) }
+// that takes structuredContent (fitTool), for measuring the list without a
+// session.
+func Listed(def *mcp.Tool) any { return fitTool(classNew, def) }

@@ -37,7 +37,11 @@ func TestFitToolTitles(t *testing.T) {
 				def.Annotations = &mcp.ToolAnnotations{Title: tt.annot}
 			}
 			before := *def
-			got := fitTool(tt.version, def)
+			k := classNew
+			if tt.version != "" && tt.version < titleSince {
+				k = classOld
+			}
+			got := fitTool(k, def)
 			gotA := ""
 			if got.Annotations != nil {
 				gotA = got.Annotations.Title

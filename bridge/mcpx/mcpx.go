@@ -55,6 +55,12 @@ type Options struct {
 	// [TextKnown] sends no duplicate text block; nil means
 	// [DefaultStructuredClients].
 	StructuredClients []string
+	// ContentClients are the client names (clientInfo.name) of hosts that
+	// show their model a result's content and never its structuredContent:
+	// in [TextKnown] and [TextAuto] modes they are listed the tools without
+	// output schemas and get every answer as text alone. nil means
+	// [DefaultContentClients].
+	ContentClients []string
 }
 
 // Server is a go-sdk server whose tools follow a runtime's catalog.
@@ -64,6 +70,7 @@ type Server struct {
 	log        *zap.Logger
 	resultText string
 	scClients  []string // TextKnown: clients that read structuredContent only
+	ccClients  []string // TextKnown, TextAuto: clients that read content only
 
 	mu   sync.Mutex
 	reg  map[string]*bridge.Tool // what the server lists now
@@ -88,6 +95,12 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 		s.scClients = opts.StructuredClients
 		if s.scClients == nil {
 			s.scClients = DefaultStructuredClients
+		}
+	}
+	if s.resultText == TextKnown || s.resultText == TextAuto {
+		s.ccClients = opts.ContentClients
+		if s.ccClients == nil {
+			s.ccClients = DefaultContentClients
 		}
 	}
 	if s.log == nil {
@@ -263,7 +276,9 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		c := &bridge.Call{Tool: name, Caller: bridge.Local, Transport: "stdio"}
+		var version, client string
 		if req != nil {
+			version, client = req.ProtocolVersion(), s.callerOf(req)
 			if req.Params != nil {
 				c.Args = req.Params.Arguments
 			}
@@ -274,6 +289,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			if r := newReporter(req, s.log); r != nil {
 				c.Progress = r
 			}
+			c.Unstructured = s.takesText(version, client)
 			ctx = traceContext(ctx, req)
 		}
 		// A stateless HTTP call ends with its POST, whatever the revision
@@ -293,7 +309,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 		}
 		if req != nil {
-			s.adapt(req, out.Result)
+			s.adapt(version, client, out.Result)
 		}
 		return out.Result, nil
 	}

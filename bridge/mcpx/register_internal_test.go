@@ -46,14 +46,14 @@ func TestListCacheFills(t *testing.T) {
 	var lc listCache
 	a, b := &mcp.Tool{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}, &mcp.Tool{Name: "b", Title: "B <&>", InputSchema: json.RawMessage(`{"type":"object"}`)}
 	defs := []*mcp.Tool{a, b}
-	if _, ok := lc.tools("2025-11-25", defs, true); ok {
+	if _, ok := lc.tools(classNew, defs, true); ok {
 		t.Fatal("the first list of a class came from the cache")
 	}
-	got, ok := lc.tools("2025-11-25", defs, true)
-	if !ok || lc.enc[1] == nil {
+	got, ok := lc.tools(classNew, defs, true)
+	if !ok || lc.enc[classNew] == nil {
 		t.Fatal("the second list of a class was not cached")
 	}
-	want, err := json.Marshal(fitList("2025-11-25", &mcp.ListToolsResult{Tools: defs}).Tools)
+	want, err := json.Marshal(fitList(classNew, &mcp.ListToolsResult{Tools: defs}).Tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,16 +68,16 @@ func TestListCacheFills(t *testing.T) {
 	if r3 := lc.result(1, []byte(`{"nextCursor":"y",`), got); bytes.Contains(r3, []byte(`"x"`)) {
 		t.Errorf("result for another head reused the last one: %s", r3)
 	}
-	if _, ok := lc.tools("2025-03-26", defs, true); ok || lc.enc[0] != nil {
+	if _, ok := lc.tools(classOld, defs, true); ok || lc.enc[classOld] != nil {
 		t.Error("the other class was served from the first class's array")
 	}
 	// A list too big to keep is left to the usual encoding, every time.
 	huge := &mcp.Tool{Name: "huge", InputSchema: json.RawMessage(`{"type":"object","description":"` + strings.Repeat("x", maxCachedList) + `"}`)}
-	if _, ok := lc.tools("2025-11-25", []*mcp.Tool{huge}, false); ok {
+	if _, ok := lc.tools(classNew, []*mcp.Tool{huge}, false); ok {
 		t.Error("a list over maxCachedList was encoded for the cache")
 	}
 	// Other definitions (a reload): the cache starts over.
-	if _, ok := lc.tools("2025-11-25", []*mcp.Tool{a}, true); ok {
+	if _, ok := lc.tools(classNew, []*mcp.Tool{a}, true); ok {
 		t.Error("a list of other definitions came from the cache")
 	}
 }

@@ -13,20 +13,26 @@ import (
 // The values of [Options.ResultText]: when a result that carries its JSON
 // answer as structuredContent also carries it as a text block.
 const (
-	// TextAlways sends both, as MCP asks "for backwards compatibility":
-	// hosts differ in which one they give the model (Claude Desktop and
-	// Cursor read content; Claude Code reads structuredContent when it is
-	// there), so both serve every host. The default of [Options] ("").
+	// TextAlways sends both to every client on 2025-06-18 or later, as MCP
+	// asks "for backwards compatibility": hosts differ in which one they
+	// give the model (Claude Desktop reads content; Claude Code reads
+	// structuredContent when it is there), so both serve every host. The
+	// default of [Options] ("").
 	TextAlways = "always"
 	// TextKnown sends both, except to the clients known to hand the model
 	// structuredContent and drop the text whenever structuredContent is
 	// there (Options.StructuredClients, by clientInfo.name): to them the
 	// text block is bytes nobody reads, and decoding it costs the client as
-	// much as the answer itself. The command's default.
+	// much as the answer itself. The clients known to read content only
+	// (Options.ContentClients) get the text alone, and are listed the tools
+	// without output schemas, so that no client requires the object. The
+	// command's default.
 	TextKnown = "known"
 	// TextAuto sends the text block only to clients on a protocol revision
-	// without structuredContent (before 2025-06-18). For deployments whose
-	// clients read structuredContent; it halves the bytes of large answers.
+	// without structuredContent (before 2025-06-18), and to the clients
+	// known to read content only (Options.ContentClients, as in
+	// [TextKnown]). For deployments whose clients read structuredContent;
+	// it halves the bytes of large answers.
 	TextAuto = "auto"
 )
 
@@ -38,6 +44,18 @@ const (
 // keep their text, which is what it shows then (issue 86032).
 var DefaultStructuredClients = []string{"claude-code"}
 
+// DefaultContentClients are the hosts listed the tools without output
+// schemas and given answers as text alone by default (Options.
+// ContentClients): Claude Desktop ("claude-ai"), which shows its model a
+// result's content and not its structuredContent (blockscout/mcp-server
+// issue 324; seuros/action_mcp issue 181: a result with empty content shows
+// nothing), and which drops structuredContent itself on the way back from
+// claude.ai for local servers (anthropics/claude-ai-mcp issue 563). Its
+// TypeScript SDK client still decodes, and validates against the listed
+// output schema, every structuredContent it is sent: bytes and work for an
+// object its model never reads.
+var DefaultContentClients = []string{"claude-ai"}
+
 // structuredSince is the first protocol revision with structuredContent.
 const structuredSince = "2025-06-18"
 
@@ -46,10 +64,13 @@ func ValidResultText(v string) bool {
 	return v == "" || v == TextAlways || v == TextKnown || v == TextAuto
 }
 
-// adapt fits a tool result to the revision the caller negotiated:
+// adapt fits a tool result to the revision the caller negotiated
+// (version) and to the client it is (name, from callerOf):
 //
-//   - a client before 2025-06-18 knows nothing of structuredContent, so it
-//     gets none (its text block carries the whole answer in every mode);
+//   - a client that takes text alone (takesText: before 2025-06-18, which
+//     knows nothing of structuredContent, or a content-only host) gets
+//     none (its text block carries the whole answer in every mode; the
+//     bridge does not make one for such a caller in the first place);
 //   - in [TextAuto] mode, a newer client gets no text block duplicating a
 //     structuredContent that is the whole answer (a reduced or replaced
 //     one, see result.MetaKey, keeps its text); in [TextKnown] mode, only
@@ -60,12 +81,11 @@ func ValidResultText(v string) bool {
 //     would be the reduced object or {}, and an error result's text.
 //
 // An unknown revision ("") counts as a new one.
-func (s *Server) adapt(req *mcp.CallToolRequest, res *mcp.CallToolResult) {
+func (s *Server) adapt(version, name string, res *mcp.CallToolResult) {
 	if res == nil || res.StructuredContent == nil {
 		return
 	}
-	version := req.ProtocolVersion()
-	if version != "" && version < structuredSince {
+	if s.takesText(version, name) {
 		res.StructuredContent = nil
 		if res.Meta != nil {
 			delete(res.Meta, result.MetaKey)
@@ -78,8 +98,9 @@ func (s *Server) adapt(req *mcp.CallToolRequest, res *mcp.CallToolResult) {
 	if res.IsError || len(res.Content) == 0 {
 		return
 	}
+	scOnly := s.resultText == TextKnown && knownClient(s.scClients, name)
 	if info, partial := res.Meta[result.MetaKey]; partial {
-		if s.resultText == TextKnown && s.readsStructured(req) {
+		if scOnly {
 			wholeAsText(res, info)
 		}
 		return
@@ -91,7 +112,7 @@ func (s *Server) adapt(req *mcp.CallToolRequest, res *mcp.CallToolResult) {
 	}
 	rest := res.Content[1:] // a shaping note, say, stays
 	switch {
-	case s.resultText == TextAuto, s.resultText == TextKnown && s.readsStructured(req):
+	case s.resultText == TextAuto, scOnly:
 		res.Content = append(make([]mcp.Content, 0, len(rest)), rest...)
 	case len(raw)*maxEscape > maxResultBytes && len(raw)+escapedLen(tc.Text) > maxResultBytes:
 		// Sent twice, the answer would make a message the TypeScript SDK's
@@ -99,6 +120,15 @@ func (s *Server) adapt(req *mcp.CallToolRequest, res *mcp.CallToolResult) {
 		note := &mcp.TextContent{Text: fmt.Sprintf("The answer (%d bytes of JSON) is in structuredContent only: with a second copy as text the result would pass %d MiB, more than MCP clients such as the TypeScript SDK accept in one message. Narrow the request to get it as text too.", len(raw), maxResultBytes>>20)}
 		res.Content = append([]mcp.Content{note}, rest...)
 	}
+}
+
+// takesText reports whether a client on version named name takes a
+// result's answer as text alone, and so is listed no output schemas
+// (listClass) and given no structuredContent: one before 2025-06-18, the
+// first revision with either, or, unless every client gets both
+// ([TextAlways]), one of Options.ContentClients.
+func (s *Server) takesText(version, name string) bool {
+	return version != "" && version < structuredSince || knownClient(s.ccClients, name)
 }
 
 // maxResultBytes bounds a result that carries its answer twice: under the
@@ -126,36 +156,51 @@ func escapedLen(s string) int {
 	return n
 }
 
-// readsStructured reports whether the caller is one of the clients that
-// read structuredContent only. Its name is in the request's _meta from
-// 2026-07-28 on, else in the session's initialize. A stateless HTTP request
-// before 2026-07-28 has neither; there the User-Agent's product stands in
-// (Claude Code sends "claude-code/2.1.204 (cli)"), and without one the
-// client is unknown and keeps the text. A proxy that appends to the name
-// ("claude-code (via mcp-remote 0.1.29)") still counts: the result reaches
-// the same host. None of this is a credential: a client that lies gets
-// fewer blocks, nothing more.
-func (s *Server) readsStructured(req *mcp.CallToolRequest) bool {
-	var name string
-	if req.Params != nil {
-		if info, ok := req.Params.Meta[mcp.MetaKeyClientInfo].(map[string]any); ok {
-			name, _ = info["name"].(string)
+// callerOf is the calling client's name (clientInfo.name), for the lists
+// of known hosts (Options.StructuredClients, Options.ContentClients). It is
+// in the request's _meta from 2026-07-28 on, else in the session's
+// initialize. A stateless HTTP request before 2026-07-28 has neither; there
+// the User-Agent's product stands in (Claude Code sends
+// "claude-code/2.1.204 (cli)"), and without one the client is unknown ("")
+// and gets both blocks. None of this is a credential: a client that lies
+// about its name gets other blocks of the same answer, nothing more.
+func (s *Server) callerOf(req interface {
+	GetExtra() *mcp.RequestExtra
+	ClientInfo() *mcp.Implementation
+}) string {
+	if len(s.scClients) == 0 && len(s.ccClients) == 0 {
+		return ""
+	}
+	var meta map[string]any
+	switch r := req.(type) {
+	case *mcp.CallToolRequest:
+		if r.Params != nil {
+			meta = r.Params.Meta
 		}
+	case *mcp.ListToolsRequest:
+		if r.Params != nil {
+			meta = r.Params.Meta
+		}
+	}
+	var name string
+	if info, ok := meta[mcp.MetaKeyClientInfo].(map[string]any); ok {
+		name, _ = info["name"].(string)
 	}
 	if name == "" {
 		if info := req.ClientInfo(); info != nil {
 			name = info.Name
 		}
 	}
-	if name == "" && req.Extra != nil && req.Extra.Header != nil {
-		product, _, _ := strings.Cut(req.Extra.Header.Get("User-Agent"), " ")
+	if extra := req.GetExtra(); name == "" && extra != nil && extra.Header != nil {
+		product, _, _ := strings.Cut(extra.Header.Get("User-Agent"), " ")
 		name, _, _ = strings.Cut(product, "/")
 	}
-	return knownClient(s.scClients, name)
+	return name
 }
 
 // knownClient reports whether name is one of names, alone or followed by
-// a space and more.
+// a space and more: a proxy that appends to the name ("claude-code (via
+// mcp-remote 0.1.29)") still counts, as the result reaches the same host.
 func knownClient(names []string, name string) bool {
 	for _, n := range names {
 		if n == "" {

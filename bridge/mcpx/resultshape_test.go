@@ -61,11 +61,12 @@ func shapeUpstream(t *testing.T, answer string) (*httptest.Server, []whitelist.O
 
 // TestResultBlocks pins which blocks a client receives, for every protocol
 // revision a client can negotiate, every output-schema mode and both
-// result-text settings, for a client known to read structuredContent only
-// and others, over an in-memory session and over streamable
-// HTTP: the text a model reads is never lost, a client before 2025-06-18
-// gets the JSON as text only, and structuredContent (when declared) is the
-// whole answer.
+// result-text settings, for a client known to read structuredContent only,
+// one known to read content only, and others, over an in-memory session and
+// over streamable HTTP: the text a model reads is never lost, a client
+// before 2025-06-18 or one that reads content only is listed no output
+// schema and gets the JSON as text only, and structuredContent (when
+// declared) is the whole answer.
 func TestResultBlocks(t *testing.T) {
 	const answer = `{"id":7,"name":"rex"}`
 	up, ops := shapeUpstream(t, answer)
@@ -80,7 +81,7 @@ func TestResultBlocks(t *testing.T) {
 			h := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
 			for _, version := range versions {
 				for _, via := range []string{"memory", "http"} {
-					for _, client := range []string{"shape", "claude-code", "claude-code (via mcp-remote 0.1.29)", "claude-codex"} {
+					for _, client := range []string{"shape", "claude-code", "claude-code (via mcp-remote 0.1.29)", "claude-codex", "claude-ai"} {
 						name := fmt.Sprintf("%s/%s/%s/%s/%s", outMode, text, version, via, client)
 						t.Run(name, func(t *testing.T) {
 							var tr mcp.Transport
@@ -110,7 +111,16 @@ func TestResultBlocks(t *testing.T) {
 									typedHasSchema = tool.OutputSchema != nil
 								}
 							}
-							if want := outMode != "off"; typedHasSchema != want {
+							old := version < "2025-06-18"
+							// The bridge learns the name from the session's
+							// initialize, or from the request's _meta from
+							// 2026-07-28 on (a stateless HTTP request before has
+							// neither).
+							named := via == "memory" || version >= "2026-07-28"
+							// Claude Desktop takes text alone, unless every client
+							// gets both blocks: no output schema, no object.
+							content := client == "claude-ai" && named && text != mcpx.TextAlways
+							if want := outMode != "off" && !old && !content; typedHasSchema != want {
 								t.Fatalf("typed declares an output schema: %v, want %v", typedHasSchema, want)
 							}
 							for _, tool := range []string{"typed", "untyped"} {
@@ -137,16 +147,11 @@ func TestResultBlocks(t *testing.T) {
 										t.Errorf("%s: structuredContent %s, want the whole answer", tool, b)
 									}
 								}
-								old := version < "2025-06-18"
-								wantStructured := tool == "typed" && outMode != "off" && !old
+								wantStructured := tool == "typed" && outMode != "off" && !old && !content
 								// Known mode: Claude Code (also behind a proxy that
 								// appends to its name, not a client whose name only
-								// starts alike) when the bridge learns the name: from
-								// the session's initialize, or from the request's _meta
-								// from 2026-07-28 on (a stateless HTTP request before
-								// has neither).
-								known := (client == "claude-code" || client == "claude-code (via mcp-remote 0.1.29)") &&
-									(via == "memory" || version >= "2026-07-28")
+								// starts alike) when the bridge learns the name.
+								known := (client == "claude-code" || client == "claude-code (via mcp-remote 0.1.29)") && named
 								wantText := !wantStructured || text == mcpx.TextAlways || (text == mcpx.TextKnown && !known)
 								if structured != wantStructured {
 									t.Errorf("%s: structuredContent present %v, want %v", tool, structured, wantStructured)

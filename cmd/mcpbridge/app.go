@@ -312,7 +312,7 @@ func (a *app) newRuntime(bt *built) (*bridge.Runtime, *mcpx.Server, error) {
 	if t := bt.cat.PingInfo().SpecTitle; t != "" {
 		title = "mcpbridge: " + t
 	}
-	srv := mcpx.New(rt, mcpx.Options{Version: version, Title: title, Logger: slogFor(a.log), Log: a.log, ResultText: a.cfg.ResultText, StructuredClients: a.cfg.StructuredClients})
+	srv := mcpx.New(rt, mcpx.Options{Version: version, Title: title, Logger: slogFor(a.log), Log: a.log, ResultText: a.cfg.ResultText, StructuredClients: a.cfg.StructuredClients, ContentClients: a.cfg.ContentClients})
 	return rt, srv, nil
 }
 

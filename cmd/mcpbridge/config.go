@@ -63,6 +63,7 @@ type Config struct {
 	OutputSchema       string        `mapstructure:"output-schema"`
 	ResultText         string        `mapstructure:"result-text"`
 	StructuredClients  []string      `mapstructure:"structured-clients"`
+	ContentClients     []string      `mapstructure:"content-clients"`
 	MetricsListen      string        `mapstructure:"metrics-listen"`
 	LogArguments       bool          `mapstructure:"log-arguments"`
 	REST               bool          `mapstructure:"rest"`
@@ -193,8 +194,9 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Int("max-queue", 256, "calls waiting for a free slot; beyond, a call is refused as busy (0: no queue)")
 	fs.Int("max-description-length", 0, "trim tool descriptions to this many bytes at a word boundary (0: no limit)")
 	fs.String("output-schema", "tolerant", "tolerant (drift-proof output schemas), strict (as the spec says, repaired) or off (none)")
-	fs.String("result-text", "known", "when a result with structuredContent also carries the JSON as text: known (always, but for the --structured-client hosts, which read structuredContent only), always (every client) or auto (only clients before protocol 2025-06-18)")
+	fs.String("result-text", "known", "when a result with structuredContent also carries the JSON as text: known (always, but for the --structured-client hosts, which read structuredContent only, and the --content-client hosts, which get the text alone), always (every client gets both) or auto (only clients before protocol 2025-06-18 and the --content-client hosts)")
 	fs.StringArray("structured-client", []string{"claude-code"}, "with --result-text known: a client (its clientInfo.name) that hands its model structuredContent and drops the text, so gets no duplicate text block (repeatable; env MCPBRIDGE_STRUCTURED_CLIENTS, comma-separated)")
+	fs.StringArray("content-client", []string{"claude-ai"}, "with --result-text known or auto: a client (its clientInfo.name) that shows its model a result's content and never its structuredContent, so is listed the tools without output schemas and gets every answer as text alone (repeatable; env MCPBRIDGE_CONTENT_CLIENTS, comma-separated; '' for none)")
 	fs.String("nested-style", "brackets", "how nested query and form values are written: brackets (a[b][0]=x), brackets-empty (a[]=x), dots (a.b.1=x) or json")
 	fs.String("schema-detail", "full", "full, or compact: drop descriptions and examples below the first level of input schemas")
 	fs.String("tools", "all", "tool mode: all (one tool per operation), dynamic (search/describe/call meta-tools), hybrid (pinned operations and the meta-tools)")
@@ -262,6 +264,7 @@ var flagKeys = map[string]string{
 	"allowed-origin":       "allowed-origins",
 	"authorization-server": "authorization-servers",
 	"structured-client":    "structured-clients",
+	"content-client":       "content-clients",
 	"tag":                  "tags",
 	"path":                 "paths",
 }

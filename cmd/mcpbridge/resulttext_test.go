@@ -21,6 +21,10 @@ import (
 // hands its model structuredContent and drops the text, gets no duplicate
 // text block; any other client gets both; --result-text always gives
 // everyone both, and MCPBRIDGE_STRUCTURED_CLIENTS replaces the list.
+// Claude Desktop ("claude-ai"), which shows its model the content alone, is
+// listed the tools without output schemas and gets the answer as text
+// alone, drifted or not, as a success; MCPBRIDGE_CONTENT_CLIENTS and
+// --content-client replace that list.
 //
 // An answer that breaks the output schema (structuredContent reduced or
 // replaced by {}) reaches such a client as an error result with the whole
@@ -75,13 +79,20 @@ components:
 		env          string
 		args         []string
 		wantText     bool
+		textOnly     bool // no output schema listed, no structuredContent
 	}{
-		{"unknown client", "e2e", "", nil, true},
-		{"claude-code", "claude-code", "", nil, false},
-		{"claude-code behind mcp-remote", "claude-code (via mcp-remote 0.1.29)", "", nil, false},
-		{"claude-code, always", "claude-code", "", []string{"--result-text", "always"}, true},
-		{"listed by env", "e2e", "MCPBRIDGE_STRUCTURED_CLIENTS=other,e2e", nil, false},
-		{"claude-code, not listed by env", "claude-code", "MCPBRIDGE_STRUCTURED_CLIENTS=other", nil, true},
+		{"unknown client", "e2e", "", nil, true, false},
+		{"claude-code", "claude-code", "", nil, false, false},
+		{"claude-code behind mcp-remote", "claude-code (via mcp-remote 0.1.29)", "", nil, false, false},
+		{"claude-code, always", "claude-code", "", []string{"--result-text", "always"}, true, false},
+		{"listed by env", "e2e", "MCPBRIDGE_STRUCTURED_CLIENTS=other,e2e", nil, false, false},
+		{"claude-code, not listed by env", "claude-code", "MCPBRIDGE_STRUCTURED_CLIENTS=other", nil, true, false},
+		{"claude-ai", "claude-ai", "", nil, true, true},
+		{"claude-ai behind mcp-remote", "claude-ai (via mcp-remote 0.1.29)", "", nil, true, true},
+		{"claude-ai, always", "claude-ai", "", []string{"--result-text", "always"}, true, false},
+		{"claude-ai, auto", "claude-ai", "", []string{"--result-text", "auto"}, true, true},
+		{"claude-ai, no content clients", "claude-ai", "", []string{"--content-client", ""}, true, false},
+		{"content client by env", "e2e", "MCPBRIDGE_CONTENT_CLIENTS=other,e2e", nil, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.env != "" {
@@ -89,14 +100,28 @@ components:
 				t.Setenv(k, v)
 			}
 			cs, _ := startBridgeAs(t, c.client, &testWriter{t: t}, append(append([]string(nil), base...), c.args...)...)
+			for tool, err := range cs.Tools(t.Context(), nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tool.Name != "getPet" && tool.Name != "getDrift" {
+					continue // the bridge's own ping has no output schema
+				}
+				if listed := tool.OutputSchema != nil; listed == c.textOnly {
+					t.Errorf("%s: output schema listed %v, want %v", tool.Name, listed, !c.textOnly)
+				}
+			}
 			r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "getPet", Arguments: map[string]any{"id": 7}})
 			if err != nil || r.IsError {
 				t.Fatalf("call: %v %+v", err, r)
 			}
 			var want any
 			json.Unmarshal([]byte(answer), &want) //nolint:errcheck // constant
+			if c.textOnly {
+				want = nil
+			}
 			if !reflect.DeepEqual(r.StructuredContent, want) {
-				t.Errorf("structuredContent = %v, want the whole answer", r.StructuredContent)
+				t.Errorf("structuredContent = %v, want %v", r.StructuredContent, want)
 			}
 			texts := textBlocks(r)
 			for _, text := range texts {
@@ -119,7 +144,11 @@ components:
 				}
 				// c.wantText is false exactly for the clients that read
 				// structuredContent only.
-				if sconly := !c.wantText; sconly {
+				if c.textOnly {
+					if r.IsError || r.StructuredContent != nil || len(all) != 1 {
+						t.Errorf("drift %s: isError %v, structuredContent %v, texts %q; want success with the answer as its one text", kind.path, r.IsError, r.StructuredContent, all)
+					}
+				} else if sconly := !c.wantText; sconly {
 					if !r.IsError || r.StructuredContent != nil {
 						t.Errorf("drift %s: isError %v, structuredContent %v; want an error result with the answer as text only", kind.path, r.IsError, r.StructuredContent)
 					}

@@ -56,9 +56,12 @@ function texts(result) {
 
 // The client's name (E2E_CLIENT_NAME; "claude-code" plays a host that gives
 // its model structuredContent and drops the text, which the bridge's default
-// --result-text known sends no duplicate text block).
+// --result-text known sends no duplicate text block; "claude-ai" plays Claude
+// Desktop, which shows its model the content alone, and is listed the tools
+// without output schemas and sent the answer as text alone).
 const CLIENT_NAME = process.env.E2E_CLIENT_NAME || 'mcpbridge-e2e-ts-client';
 const STRUCTURED_ONLY = CLIENT_NAME === 'claude-code';
+const TEXT_ONLY = CLIENT_NAME === 'claude-ai';
 
 // What a model reads of a result: its text, or, when it has none, its
 // structuredContent as a host stringifies it.
@@ -91,11 +94,22 @@ async function run(kind, rest) {
       check(t.inputSchema?.type === 'object', `tool ${t.name}: inputSchema.type = ${JSON.stringify(t.inputSchema?.type)}; want "object"`);
       check(typeof t.description === 'string' && t.description !== '', `tool ${t.name} has no description`);
     }
+    const listNotes = tools.find((t) => t.name === 'listNotes');
+    if (TEXT_ONLY) {
+      check(listNotes.outputSchema === undefined, `listNotes for ${CLIENT_NAME}: an output schema was listed: ${JSON.stringify(listNotes.outputSchema)?.slice(0, 200)}`);
+    } else {
+      check(listNotes.outputSchema?.type === 'object', `listNotes: outputSchema.type = ${JSON.stringify(listNotes.outputSchema?.type)}; want "object"`);
+    }
 
     const list = await client.callTool({ name: 'listNotes', arguments: { limit: 10 } });
     check(!list.isError, `listNotes returned isError: ${texts(list)}`);
     check(modelText(list).includes('Welcome'), `listNotes result lacks the seeded note "Welcome": ${modelText(list).slice(0, 300)}`);
-    check(Array.isArray(list.structuredContent?.notes), `listNotes structuredContent.notes is not an array: ${JSON.stringify(list.structuredContent)?.slice(0, 300)}`);
+    if (TEXT_ONLY) {
+      check(list.structuredContent === undefined, `listNotes for ${CLIENT_NAME}: structuredContent was sent: ${JSON.stringify(list.structuredContent)?.slice(0, 300)}`);
+      check(Array.isArray(JSON.parse(texts(list)).notes), `listNotes for ${CLIENT_NAME}: the text is not the answer: ${texts(list).slice(0, 300)}`);
+    } else {
+      check(Array.isArray(list.structuredContent?.notes), `listNotes structuredContent.notes is not an array: ${JSON.stringify(list.structuredContent)?.slice(0, 300)}`);
+    }
     if (STRUCTURED_ONLY) {
       check(texts(list) === '', `listNotes for ${CLIENT_NAME}: a duplicate text block was sent: ${texts(list).slice(0, 300)}`);
     } else {
