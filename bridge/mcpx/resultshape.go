@@ -37,12 +37,19 @@ const (
 )
 
 // DefaultStructuredClients are the clients [TextKnown] sends no duplicate
-// text block by default: Claude Code, whose model receives
-// JSON.stringify(structuredContent) and never the text blocks of a
-// successful result that has structuredContent (anthropics/claude-code
-// issues 9962, 55677, 79944; reproduced on 2.1.280). Its error results
-// keep their text, which is what it shows then (issue 86032).
-var DefaultStructuredClients = []string{"claude-code"}
+// text block by default, because their model reads structuredContent and
+// never the text blocks of a result that has it:
+//
+//   - Claude Code ("claude-code"), whose model receives
+//     JSON.stringify(structuredContent) (anthropics/claude-code issues 9962,
+//     55677, 79944; reproduced on 2.1.280). Its error results keep their
+//     text, which is what it shows then (issue 86032).
+//   - Codex ("codex-mcp-client", the clientInfo.name its MCP client sends),
+//     which hands its model the serialized structuredContent
+//     whenever it is present and not null, and the content blocks only
+//     otherwise (openai/codex, codex-rs/protocol/src/models.rs, the
+//     conversion of a CallToolResult into the function call's output).
+var DefaultStructuredClients = []string{"claude-code", "codex-mcp-client"}
 
 // DefaultContentClients are the hosts listed the tools without output
 // schemas and given answers as text alone by default (Options.

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -195,8 +196,8 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Int("max-description-length", 0, "trim tool descriptions to this many bytes at a word boundary (0: no limit)")
 	fs.String("output-schema", "tolerant", "tolerant (drift-proof output schemas), strict (as the spec says, repaired) or off (none)")
 	fs.String("result-text", "known", "when a result with structuredContent also carries the JSON as text: known (always, but for the --structured-client hosts, which read structuredContent only, and the --content-client hosts, which get the text alone), always (every client gets both) or auto (only clients before protocol 2025-06-18 and the --content-client hosts)")
-	fs.StringArray("structured-client", []string{"claude-code"}, "with --result-text known: a client (its clientInfo.name) that hands its model structuredContent and drops the text, so gets no duplicate text block (repeatable; env MCPBRIDGE_STRUCTURED_CLIENTS, comma-separated)")
-	fs.StringArray("content-client", []string{"claude-ai"}, "with --result-text known or auto: a client (its clientInfo.name) that shows its model a result's content and never its structuredContent, so is listed the tools without output schemas and gets every answer as text alone (repeatable; env MCPBRIDGE_CONTENT_CLIENTS, comma-separated; '' for none)")
+	fs.StringArray("structured-client", slices.Clone(mcpx.DefaultStructuredClients), "with --result-text known: a client (its clientInfo.name) that hands its model structuredContent and drops the text, so gets no duplicate text block (repeatable; env MCPBRIDGE_STRUCTURED_CLIENTS, comma-separated; '' for none)")
+	fs.StringArray("content-client", slices.Clone(mcpx.DefaultContentClients), "with --result-text known or auto: a client (its clientInfo.name) that shows its model a result's content and never its structuredContent, so is listed the tools without output schemas and gets every answer as text alone (repeatable; env MCPBRIDGE_CONTENT_CLIENTS, comma-separated; '' for none)")
 	fs.String("nested-style", "brackets", "how nested query and form values are written: brackets (a[b][0]=x), brackets-empty (a[]=x), dots (a.b.1=x) or json")
 	fs.String("schema-detail", "full", "full, or compact: drop descriptions and examples below the first level of input schemas")
 	fs.String("tools", "all", "tool mode: all (one tool per operation), dynamic (search/describe/call meta-tools), hybrid (pinned operations and the meta-tools)")

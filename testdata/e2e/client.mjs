@@ -54,13 +54,14 @@ function texts(result) {
   return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 }
 
-// The client's name (E2E_CLIENT_NAME; "claude-code" plays a host that gives
-// its model structuredContent and drops the text, which the bridge's default
-// --result-text known sends no duplicate text block; "claude-ai" plays Claude
+// The client's name (E2E_CLIENT_NAME; "claude-code" and "codex-mcp-client"
+// play hosts that give their model structuredContent and drop the text, which
+// the bridge's default --result-text known sends no duplicate text block;
+// "claude-ai" plays Claude
 // Desktop, which shows its model the content alone, and is listed the tools
 // without output schemas and sent the answer as text alone).
 const CLIENT_NAME = process.env.E2E_CLIENT_NAME || 'mcpbridge-e2e-ts-client';
-const STRUCTURED_ONLY = CLIENT_NAME === 'claude-code';
+const STRUCTURED_ONLY = CLIENT_NAME === 'claude-code' || CLIENT_NAME === 'codex-mcp-client';
 const TEXT_ONLY = CLIENT_NAME === 'claude-ai';
 
 // What a model reads of a result: its text, or, when it has none, its

@@ -3,7 +3,8 @@
 # did not write, all on loopback:
 #   - the official TypeScript SDK client (client.mjs) over stdio, streamable
 #     HTTP (stateless and --stateful) and legacy SSE, against "mcpbridge demo",
-#     and over stdio as "claude-code" (no duplicate text block) and as
+#     and over stdio as "claude-code" and as Codex's "codex-mcp-client" (no
+#     duplicate text block) and as
 #     "claude-ai" (no output schema, the answer as text alone);
 #   - the same client over drifting answers (drift-client.mjs, drift.yaml,
 #     drift-upstream.mjs): every result must be accepted and visible;
@@ -177,6 +178,8 @@ ts() { timeout 60 "$NODE" "$HERE/client.mjs" "$@"; }
 step "ts-sdk client: stdio (mcpbridge demo)" ts stdio "$BIN" demo --no-cache
 step "ts-sdk client: stdio as claude-code (structuredContent, no duplicate text)" \
   env E2E_CLIENT_NAME=claude-code timeout 60 "$NODE" "$HERE/client.mjs" stdio "$BIN" demo --no-cache
+step "ts-sdk client: stdio as codex-mcp-client (structuredContent, no duplicate text)" \
+  env E2E_CLIENT_NAME=codex-mcp-client timeout 60 "$NODE" "$HERE/client.mjs" stdio "$BIN" demo --no-cache
 step "ts-sdk client: stdio as claude-ai (no output schema, text alone)" \
   env E2E_CLIENT_NAME=claude-ai timeout 60 "$NODE" "$HERE/client.mjs" stdio "$BIN" demo --no-cache
 step "ts-sdk client: streamable HTTP, stateless" ts http "$URL_demo/mcp"
