@@ -53,15 +53,26 @@ var DefaultStructuredClients = []string{"claude-code", "codex-mcp-client"}
 
 // DefaultContentClients are the hosts listed the tools without output
 // schemas and given answers as text alone by default (Options.
-// ContentClients): Claude Desktop ("claude-ai"), which shows its model a
-// result's content and not its structuredContent (blockscout/mcp-server
-// issue 324; seuros/action_mcp issue 181: a result with empty content shows
-// nothing), and which drops structuredContent itself on the way back from
-// claude.ai for local servers (anthropics/claude-ai-mcp issue 563). Its
-// TypeScript SDK client still decodes, and validates against the listed
-// output schema, every structuredContent it is sent: bytes and work for an
-// object its model never reads.
-var DefaultContentClients = []string{"claude-ai"}
+// ContentClients), because their model reads a result's content whenever
+// it has any:
+//
+//   - Claude Desktop ("claude-ai"), which shows its model a result's content
+//     and not its structuredContent (blockscout/mcp-server issue 324;
+//     seuros/action_mcp issue 181: a result with empty content shows
+//     nothing), and which drops structuredContent itself on the way back
+//     from claude.ai for local servers (anthropics/claude-ai-mcp issue 563).
+//   - Kimi Code ("kimi-code", MoonshotAI/kimi-code's KIMI_MCP_CLIENT_NAME),
+//     which keeps a tool's name, description and input schema only, and
+//     hands its model the content blocks, structuredContent only when
+//     there are none (packages/agent-core/src/mcp/client-shared.ts; pull
+//     request 3234).
+//
+// Both use the TypeScript SDK's client, which still decodes, and validates
+// against the listed output schema, every structuredContent it is sent:
+// bytes and work for an object their model never reads. Text alone is safe
+// for any host, whichever block it prefers: with no structuredContent,
+// every host reads the content.
+var DefaultContentClients = []string{"claude-ai", "kimi-code"}
 
 // structuredSince is the first protocol revision with structuredContent.
 const structuredSince = "2025-06-18"
