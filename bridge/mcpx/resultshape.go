@@ -66,13 +66,17 @@ var DefaultStructuredClients = []string{"claude-code", "codex-mcp-client"}
 //     hands its model the content blocks, structuredContent only when
 //     there are none (packages/agent-core/src/mcp/client-shared.ts; pull
 //     request 3234).
+//   - Gemini CLI ("gemini-cli-mcp-client", google-gemini/gemini-cli
+//     packages/core/src/tools/mcp-client.ts), which makes its model's parts
+//     of the content blocks alone (transformMcpContentToParts in
+//     packages/core/src/tools/mcp-tool.ts).
 //
-// Both use the TypeScript SDK's client, which still decodes, and validates
+// All use the TypeScript SDK's client, which still decodes, and validates
 // against the listed output schema, every structuredContent it is sent:
 // bytes and work for an object their model never reads. Text alone is safe
 // for any host, whichever block it prefers: with no structuredContent,
 // every host reads the content.
-var DefaultContentClients = []string{"claude-ai", "kimi-code"}
+var DefaultContentClients = []string{"claude-ai", "kimi-code", "gemini-cli-mcp-client"}
 
 // structuredSince is the first protocol revision with structuredContent.
 const structuredSince = "2025-06-18"

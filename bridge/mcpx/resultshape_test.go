@@ -81,7 +81,7 @@ func TestResultBlocks(t *testing.T) {
 			h := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
 			for _, version := range versions {
 				for _, via := range []string{"memory", "http"} {
-					for _, client := range []string{"shape", "claude-code", "claude-code (via mcp-remote 0.1.29)", "claude-codex", "codex-mcp-client", "claude-ai", "kimi-code"} {
+					for _, client := range []string{"shape", "claude-code", "claude-code (via mcp-remote 0.1.29)", "claude-codex", "codex-mcp-client", "claude-ai", "kimi-code", "gemini-cli-mcp-client"} {
 						name := fmt.Sprintf("%s/%s/%s/%s/%s", outMode, text, version, via, client)
 						t.Run(name, func(t *testing.T) {
 							var tr mcp.Transport
@@ -117,9 +117,10 @@ func TestResultBlocks(t *testing.T) {
 							// 2026-07-28 on (a stateless HTTP request before has
 							// neither).
 							named := via == "memory" || version >= "2026-07-28"
-							// Claude Desktop and Kimi Code take text alone, unless every client
-							// gets both blocks: no output schema, no object.
-							content := (client == "claude-ai" || client == "kimi-code") && named && text != mcpx.TextAlways
+							// Claude Desktop, Kimi Code and Gemini CLI take text alone,
+							// unless every client gets both blocks: no output schema,
+							// no object.
+							content := (client == "claude-ai" || client == "kimi-code" || client == "gemini-cli-mcp-client") && named && text != mcpx.TextAlways
 							if want := outMode != "off" && !old && !content; typedHasSchema != want {
 								t.Fatalf("typed declares an output schema: %v, want %v", typedHasSchema, want)
 							}

@@ -96,6 +96,7 @@ components:
 		{"claude-ai, auto", "claude-ai", "", []string{"--result-text", "auto"}, true, true},
 		{"claude-ai, no content clients", "claude-ai", "", []string{"--content-client", ""}, true, false},
 		{"kimi-code", "kimi-code", "", nil, true, true},
+		{"gemini cli", "gemini-cli-mcp-client", "", nil, true, true},
 		{"content client by env", "e2e", "MCPBRIDGE_CONTENT_CLIENTS=other,e2e", nil, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
