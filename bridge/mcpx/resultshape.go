@@ -49,7 +49,13 @@ const (
 //     whenever it is present and not null, and the content blocks only
 //     otherwise (openai/codex, codex-rs/protocol/src/models.rs, the
 //     conversion of a CallToolResult into the function call's output).
-var DefaultStructuredClients = []string{"claude-code", "codex-mcp-client"}
+//   - VS Code ("Visual Studio Code", its product name; "Visual Studio Code -
+//     Insiders" matches too), which gives the model
+//     JSON.stringify(structuredContent) "in place of any textual
+//     description when present" (microsoft/vscode, src/vs/workbench/contrib/
+//     mcp/common/mcpLanguageModelToolContribution.ts; the name is
+//     productService.nameLong in mcpServerRequestHandler.ts).
+var DefaultStructuredClients = []string{"claude-code", "codex-mcp-client", "Visual Studio Code"}
 
 // DefaultContentClients are the hosts listed the tools without output
 // schemas and given answers as text alone by default (Options.

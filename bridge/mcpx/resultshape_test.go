@@ -81,7 +81,7 @@ func TestResultBlocks(t *testing.T) {
 			h := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
 			for _, version := range versions {
 				for _, via := range []string{"memory", "http"} {
-					for _, client := range []string{"shape", "claude-code", "claude-code (via mcp-remote 0.1.29)", "claude-codex", "codex-mcp-client", "claude-ai", "kimi-code", "gemini-cli-mcp-client"} {
+					for _, client := range []string{"shape", "claude-code", "claude-code (via mcp-remote 0.1.29)", "claude-codex", "codex-mcp-client", "Visual Studio Code - Insiders", "claude-ai", "kimi-code", "gemini-cli-mcp-client"} {
 						name := fmt.Sprintf("%s/%s/%s/%s/%s", outMode, text, version, via, client)
 						t.Run(name, func(t *testing.T) {
 							var tr mcp.Transport
@@ -151,9 +151,9 @@ func TestResultBlocks(t *testing.T) {
 								wantStructured := tool == "typed" && outMode != "off" && !old && !content
 								// Known mode: Claude Code (also behind a proxy that
 								// appends to its name, not a client whose name only
-								// starts alike) and Codex, when the bridge learns the
-								// name.
-								known := (client == "claude-code" || client == "claude-code (via mcp-remote 0.1.29)" || client == "codex-mcp-client") && named
+								// starts alike), Codex and VS Code (Insiders too), when
+								// the bridge learns the name.
+								known := (client == "claude-code" || client == "claude-code (via mcp-remote 0.1.29)" || client == "codex-mcp-client" || client == "Visual Studio Code - Insiders") && named
 								wantText := !wantStructured || text == mcpx.TextAlways || (text == mcpx.TextKnown && !known)
 								if structured != wantStructured {
 									t.Errorf("%s: structuredContent present %v, want %v", tool, structured, wantStructured)

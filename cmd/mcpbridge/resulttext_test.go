@@ -90,6 +90,7 @@ components:
 		{"codex", "codex-mcp-client", "", nil, false, false},
 		{"codex, always", "codex-mcp-client", "", []string{"--result-text", "always"}, true, false},
 		{"codex, no structured clients", "codex-mcp-client", "", []string{"--structured-client", ""}, true, false},
+		{"vs code", "Visual Studio Code", "", nil, false, false},
 		{"claude-ai", "claude-ai", "", nil, true, true},
 		{"claude-ai behind mcp-remote", "claude-ai (via mcp-remote 0.1.29)", "", nil, true, true},
 		{"claude-ai, always", "claude-ai", "", []string{"--result-text", "always"}, true, false},
