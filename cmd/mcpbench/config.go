@@ -86,7 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&phases, "phases", "latency,throughput,cold", "comma-separated phases to run")
 	fs.StringVar(&sizes, "sizes", "", "comma-separated bodies for the call phases: small, 16k, 1m, 16k-pretty (default all)")
 	fs.StringVar(&c.Peer, "peer", "", "also time this peer's first start on GitHub's spec (all operations), interleaved with the bridge's: a command whose {spec} and {upstream} are filled in, split at spaces; its median and peak become the GitHub first-start targets' reference")
-	fs.StringVar(&c.ClientName, "client-name", "", "the clientInfo.name mcpbench's MCP clients give (default mcpbench, a client the bridge knows nothing of); claude-code measures what Claude Code gets: no duplicate text block with the bridge's default --result-text known")
+	fs.StringVar(&c.ClientName, "client-name", "", "the clientInfo.name mcpbench's MCP clients give (default mcpbench, a client the bridge knows nothing of); claude-code (or codex-mcp-client, Visual Studio Code) measures what a host that reads structuredContent gets: no duplicate text block with the bridge's default --result-text known; claude-ai (or kimi-code, gemini-cli-mcp-client) what a host that reads the content gets: text alone")
 	fs.BoolVar(&c.NoOutput, "no-output-schema", false, "declare no response schemas (the bridge then sends no structuredContent)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: mcpbench [flags]\n\nMeasures mcpbridge against direct HTTP and a minimal go-sdk server.\n\n")
