@@ -75,6 +75,8 @@ func TestArgumentMessages(t *testing.T) {
 		{`{"limit": "2", "dryRun": "true", "body": {"count": "1.5"}}`, `{"ok":true}`, `limit=2&dryRun=true {"count":1.5}`},
 		// A coercible string next to a real problem: the problem is reported.
 		{`{"limit": "2", "dryRun": "maybe"}`, `invalid arguments: "dryRun" must be a boolean, got "maybe"`, ""},
+		// What the agent sent is quoted as it sent it: no \u0026 for &.
+		{`{"limit": "1&admin=<x>"}`, `invalid arguments: "limit" must be an integer >= 1, got "1&admin=<x>"`, ""},
 	}
 	for _, tt := range tests {
 		got = nil

@@ -11,9 +11,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
+	"github.com/mcpbridge/mcpbridge/bridge/request"
 	"github.com/mcpbridge/mcpbridge/bridge/result"
 	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 )
@@ -43,7 +45,7 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	if t.retry {
 		ctx = upstream.WithRetry(ctx)
 	}
-	req, err := t.plan.Build(ctx, args, c.creds, c.userAgent)
+	req, err := t.plan.BuildLimit(ctx, args, c.creds, c.userAgent, c.encodedLimit(len(call.Args)))
 	if err != nil {
 		return c.fail(out, t, err)
 	}
@@ -60,6 +62,18 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	defer resp.Body.Close()
 	c.answer(ctx, t, call, resp, sent, out)
 	return out
+}
+
+// encodedLimit caps the query string and the body that arguments of n
+// bytes may make (request.Plan.BuildLimit): 64 KiB, and 32 bytes more for
+// each byte of arguments, up to twice MaxArgumentBytes or 16 MiB,
+// whichever is more. Honest encodings stay well inside it (escaping triples
+// a byte at most, base64 shrinks to binary, deep nesting repeats short
+// keys), while a long object key over a long array, which a nested style
+// writes again for every item, is refused before it is written out whole.
+func (c *Catalog) encodedLimit(n int) int {
+	ceiling := max(request.DefaultMaxEncodedBytes, 2*int(c.opts.MaxArgumentBytes))
+	return min(64<<10+32*n, ceiling)
 }
 
 // arguments checks the raw arguments (size, depth, the schema) and
@@ -197,6 +211,8 @@ func (c *Catalog) fail(out *Outcome, t *Tool, err error) *Outcome {
 	switch {
 	case errors.As(err, &argErr):
 		out.Kind = BadArguments
+		detail = cutMiddle(detail, maxArgumentMessage)
+		out.Detail = detail
 		c.log.Debug("bad tool arguments", zap.String("tool", t.def.Name), zap.String("reason", detail))
 		out.Result = result.Error(detail)
 	case errors.Is(err, ErrResponseTooLarge):
@@ -215,6 +231,29 @@ func (c *Catalog) fail(out *Outcome, t *Tool, err error) *Outcome {
 		out.Result = result.Error("internal error while calling " + t.plan.Label)
 	}
 	return out
+}
+
+// maxArgumentMessage bounds what a bad-arguments result says: messages
+// quote what the agent sent, and a value of megabytes quoted back whole
+// would fill the agent's context with its own mistake.
+const maxArgumentMessage = 2 << 10
+
+// cutMiddle shortens s to about max bytes by leaving out its middle (on
+// rune boundaries), where a quoted value sits between what the message
+// says about it and how it ends.
+func cutMiddle(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	head, tail := max*3/4, max/4
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	tailAt := len(s) - tail
+	for tailAt < len(s) && !utf8.RuneStart(s[tailAt]) {
+		tailAt++
+	}
+	return s[:head] + fmt.Sprintf("…[%d bytes left out]…", tailAt-head) + s[tailAt:]
 }
 
 // jsonDepth is the deepest nesting of arrays and objects in raw, found by a

@@ -358,7 +358,24 @@ func (b *Body) fileProps() []string {
 //     XML document shaped by the schema's `xml` objects (see XMLNode).
 //   - Binary: the base64 string decoded (or a file object, whose
 //     contentType may pick among the body's media types).
-func (b *Body) encode(v any) ([]byte, string, error) {
+func (b *Body) encode(v any) ([]byte, string, error) { return b.encodeLimit(v, 0) }
+
+// encodeLimit is encode with the body capped at limit bytes (0: no cap):
+// form, multipart and XML bodies stop being written where they pass it
+// (see TooLargeError), and any other body is refused past it.
+func (b *Body) encodeLimit(v any, limit int) ([]byte, string, error) {
+	data, ct, err := b.encodeCapped(v, limit)
+	if err == nil && overLimit(len(data), limit) {
+		err = &TooLargeError{What: "body", Limit: limit}
+	}
+	var tl *TooLargeError
+	if errors.As(err, &tl) {
+		tl.What = "body"
+	}
+	return data, ct, err
+}
+
+func (b *Body) encodeCapped(v any, limit int) ([]byte, string, error) {
 	if v == nil {
 		if b.Required {
 			return nil, "", errors.New("body is required")
@@ -377,19 +394,19 @@ func (b *Body) encode(v any) ([]byte, string, error) {
 		if !ok {
 			return nil, "", fmt.Errorf("body must be an object for %s", b.ContentType)
 		}
-		data, err := b.encodeForm(obj)
+		data, err := b.encodeForm(obj, limit)
 		return data, b.Header, err
 	case KindMultipart:
 		obj, ok := v.(map[string]any)
 		if !ok {
 			return nil, "", fmt.Errorf("body must be an object for %s", b.ContentType)
 		}
-		return b.encodeMultipart(obj)
+		return b.encodeMultipart(obj, limit)
 	case KindText:
 		switch v.(type) {
 		case []any, map[string]any:
 			if b.XML != nil {
-				data, err := encodeXML(b.XML, v)
+				data, err := encodeXMLLimit(b.XML, v, limit)
 				if err != nil {
 					return nil, "", fmt.Errorf("body: %w", err)
 				}
@@ -428,16 +445,16 @@ func (b *Body) encode(v any) ([]byte, string, error) {
 	return f.data, ct, nil
 }
 
-func (b *Body) encodeForm(obj map[string]any) ([]byte, error) {
+func (b *Body) encodeForm(obj map[string]any, limit int) ([]byte, error) {
 	var buf []byte
 	for _, name := range sortedKeys(obj) {
 		v := obj[name]
 		e := b.Encoding[name]
 		var err error
 		if e.styled() {
-			buf, err = b.styledSpec(name, e, e.AllowReserved).appendQuery(buf, v)
+			buf, err = b.styledSpec(name, e, e.AllowReserved).appendQueryLimit(buf, v, limit)
 		} else {
-			buf, err = appendFormContent(buf, name, v, e)
+			buf, err = appendFormContent(buf, name, v, e, limit)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("body property %q: %w", name, err)
@@ -446,8 +463,9 @@ func (b *Body) encodeForm(obj map[string]any) ([]byte, error) {
 	return buf, nil
 }
 
-// appendFormContent writes a content-based form property.
-func appendFormContent(buf []byte, name string, v any, e *Encoding) ([]byte, error) {
+// appendFormContent writes a content-based form property, failing once
+// buf passes limit (0: none).
+func appendFormContent(buf []byte, name string, v any, e *Encoding, limit int) ([]byte, error) {
 	asJSON := e != nil && media.IsJSON(e.ContentType)
 	items := []any{v}
 	if arr, ok := v.([]any); ok && !asJSON {
@@ -459,6 +477,9 @@ func appendFormContent(buf []byte, name string, v any, e *Encoding) ([]byte, err
 			return nil, err
 		}
 		buf = appendPair(buf, name, string(data), escStrict)
+		if overLimit(len(buf), limit) {
+			return nil, &TooLargeError{What: "body", Limit: limit}
+		}
 	}
 	return buf, nil
 }
@@ -478,16 +499,16 @@ func valueText(v any, asJSON bool) (data []byte, isJSON bool, err error) {
 	return []byte(str), false, err
 }
 
-func (b *Body) encodeMultipart(obj map[string]any) ([]byte, string, error) {
+func (b *Body) encodeMultipart(obj map[string]any, limit int) ([]byte, string, error) {
 	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
+	w := multipart.NewWriter(&capWriter{buf: &buf, limit: limit, what: "body"})
 	if b.boundary != "" {
 		if err := w.SetBoundary(b.boundary); err != nil {
 			return nil, "", fmt.Errorf("setting multipart boundary: %w", err)
 		}
 	}
 	for _, name := range sortedKeys(obj) {
-		if err := b.writeProperty(w, name, obj[name]); err != nil {
+		if err := b.writeProperty(w, name, obj[name], limit); err != nil {
 			return nil, "", fmt.Errorf("body property %q: %w", name, err)
 		}
 	}
@@ -505,14 +526,14 @@ func (b *Body) styledSpec(name string, e *Encoding, allowReserved bool) ParamSpe
 		Explode: sm.Explode || sm.Style == openapi3.SerializationDeepObject, Nested: b.Nested}
 }
 
-func (b *Body) writeProperty(w *multipart.Writer, name string, v any) error {
+func (b *Body) writeProperty(w *multipart.Writer, name string, v any, limit int) error {
 	if hasControl(name) {
 		return errors.New("property names must not contain control characters")
 	}
 	e := b.Encoding[name]
 	plan := b.Files[name]
 	if plan.Kind == FileNone && e.styled() && (e.SerializationMethod().Style == openapi3.SerializationDeepObject || nests(v)) {
-		return b.writeStyledParts(w, name, v, e)
+		return b.writeStyledParts(w, name, v, e, limit)
 	}
 	items := []any{v}
 	if arr, ok := v.([]any); ok {
@@ -557,8 +578,8 @@ func (b *Body) writeProperty(w *multipart.Writer, name string, v any) error {
 // encoding, one text part each, decoded. The pairs are built without
 // allowReserved, so every byte but the delimiters is escaped and decoding
 // gives back exactly the keys and values.
-func (b *Body) writeStyledParts(w *multipart.Writer, name string, v any, e *Encoding) error {
-	q, err := b.styledSpec(name, e, false).appendQuery(nil, v)
+func (b *Body) writeStyledParts(w *multipart.Writer, name string, v any, e *Encoding, limit int) error {
+	q, err := b.styledSpec(name, e, false).appendQueryLimit(nil, v, limit)
 	if err != nil {
 		return err
 	}

@@ -95,6 +95,7 @@ type Options struct {
 type nestedWriter struct {
 	style NestedStyle
 	mode  escMode
+	limit int // the buffer's cap in bytes (0: none): see TooLargeError
 }
 
 // append writes the pairs of v under key (escaped; it is reused as scratch
@@ -140,7 +141,7 @@ func (w nestedWriter) append(buf, key []byte, v any) ([]byte, error) {
 	if err != nil {
 		return buf, err
 	}
-	return appendKeyValue(buf, key, str, w.mode), nil
+	return w.checked(appendKeyValue(buf, key, str, w.mode))
 }
 
 func (w nestedWriter) appendJSON(buf, key []byte, v any) ([]byte, error) {
@@ -148,7 +149,16 @@ func (w nestedWriter) appendJSON(buf, key []byte, v any) ([]byte, error) {
 	if err != nil {
 		return buf, err
 	}
-	return appendKeyValue(buf, key, string(data), w.mode), nil
+	return w.checked(appendKeyValue(buf, key, string(data), w.mode))
+}
+
+// checked fails once buf has passed the writer's limit, so that a value
+// stops being written there rather than when it is whole.
+func (w nestedWriter) checked(buf []byte) ([]byte, error) {
+	if overLimit(len(buf), w.limit) {
+		return buf, &TooLargeError{What: "query string", Limit: w.limit}
+	}
+	return buf, nil
 }
 
 // appendKey extends key with an object key: [k] or .k.
@@ -192,8 +202,8 @@ func appendKeyValue(buf, key []byte, value string, mode escMode) []byte {
 // appendNestedQuery writes a query (or form) value that nests, or any
 // deepObject value that is an array or object; see [NestedStyle] for where
 // the convention takes over.
-func (s ParamSpec) appendNestedQuery(buf []byte, v any, op styleOp) ([]byte, error) {
-	w := nestedWriter{style: s.Nested, mode: op.mode}
+func (s ParamSpec) appendNestedQuery(buf []byte, v any, op styleOp, limit int) ([]byte, error) {
+	w := nestedWriter{style: s.Nested, mode: op.mode, limit: limit}
 	name := appendEscaped(make([]byte, 0, 64), s.Name, escStrict)
 	obj, isObj := v.(map[string]any)
 	switch {

@@ -231,6 +231,12 @@ func (s ParamSpec) encodePath(v any) (string, error) {
 // like form), deepObject (color[a]=x). Values that nest, and deepObject
 // arrays, follow s.Nested (see [NestedStyle]).
 func (s ParamSpec) appendQuery(buf []byte, v any) ([]byte, error) {
+	return s.appendQueryLimit(buf, v, 0)
+}
+
+// appendQueryLimit is appendQuery failing with a TooLargeError once a
+// nested value has taken buf past limit bytes (0: no limit).
+func (s ParamSpec) appendQueryLimit(buf []byte, v any, limit int) ([]byte, error) {
 	if v == nil {
 		return buf, nil
 	}
@@ -248,7 +254,7 @@ func (s ParamSpec) appendQuery(buf []byte, v any) ([]byte, error) {
 		composite = true
 	}
 	if composite && (s.Style == openapi3.SerializationDeepObject || nests(v)) {
-		out, err := s.appendNestedQuery(buf, v, op)
+		out, err := s.appendNestedQuery(buf, v, op, limit)
 		if err != nil {
 			return buf, err
 		}

@@ -82,8 +82,24 @@ func (p *Plan) BaseURL() *url.URL { return p.base }
 // Build turns validated arguments into the upstream request. The URL is
 // assembled from the plan's base URL and escaped path segments only: no
 // argument can change the scheme, host, or path shape. Upstream credentials
-// come from configuration (creds may be nil), never from arguments.
+// come from configuration (creds may be nil), never from arguments. The
+// query string and the body are capped at DefaultMaxEncodedBytes (see
+// BuildLimit).
 func (p *Plan) Build(ctx context.Context, args map[string]any, creds *Prepared, userAgent string) (*http.Request, error) {
+	return p.BuildLimit(ctx, args, creds, userAgent, 0)
+}
+
+// BuildLimit is Build with the query string the arguments write and the
+// body each capped at limit bytes (0: DefaultMaxEncodedBytes; the query
+// string at 1 MiB in any case). Encoding
+// stops where a value passes the cap, and the call is refused with a
+// TooLargeError naming the argument, so that no arguments make the bridge
+// build a request far larger than themselves.
+func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepared, userAgent string, limit int) (*http.Request, error) {
+	if limit <= 0 {
+		limit = DefaultMaxEncodedBytes
+	}
+	queryLimit := min(limit, maxQueryBytes)
 	if creds == nil {
 		creds = &Prepared{}
 	}
@@ -142,7 +158,10 @@ func (p *Plan) Build(ctx context.Context, args map[string]any, creds *Prepared, 
 				query = append(query, '&')
 			}
 			before := len(query)
-			query, err = prm.Spec.appendQuery(query, v)
+			query, err = prm.Spec.appendQueryLimit(query, v, queryLimit)
+			if err == nil && overLimit(len(query), queryLimit) {
+				err = &TooLargeError{What: "query string", Limit: queryLimit}
+			}
 			if err != nil {
 				return nil, &ArgumentError{Field: prm.Arg, Reason: err.Error()}
 			}
@@ -198,7 +217,7 @@ func (p *Plan) Build(ctx context.Context, args map[string]any, creds *Prepared, 
 	var contentType string
 	if p.Body != nil {
 		if v, ok := args[BodyArg]; ok {
-			body, contentType, err = p.Body.encode(v)
+			body, contentType, err = p.Body.encodeLimit(v, limit)
 			if err != nil {
 				return nil, &ArgumentError{Field: BodyArg, Reason: err.Error()}
 			}

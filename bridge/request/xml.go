@@ -103,10 +103,14 @@ func xmlShape(ref *openapi3.SchemaRef, name string, depth int, path []*openapi3.
 }
 
 // encodeXML writes an object or array body as an XML document shaped by n.
-func encodeXML(n *XMLNode, v any) ([]byte, error) {
+func encodeXML(n *XMLNode, v any) ([]byte, error) { return encodeXMLLimit(n, v, 0) }
+
+// encodeXMLLimit is encodeXML with the document capped at limit bytes (0:
+// none); it stops being written where it passes it (see TooLargeError).
+func encodeXMLLimit(n *XMLNode, v any, limit int) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString(xml.Header)
-	enc := xml.NewEncoder(&buf)
+	enc := xml.NewEncoder(&capWriter{buf: &buf, limit: limit, what: "body"})
 	var err error
 	if obj, ok := v.(map[string]any); ok && len(n.Props) == 1 && len(obj) <= 1 {
 		for pname, p := range n.Props {

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -470,13 +471,17 @@ func renderValue(v any) string {
 	return renderJSON(v)
 }
 
-// renderJSON is v as compact JSON (numbers as numbers, never Go syntax).
+// renderJSON is v as compact JSON (numbers as numbers, never Go syntax),
+// with <, > and & as themselves: a message quotes what the agent sent, and
+// "a\u0026b" is not what it sent.
 func renderJSON(v any) string {
-	raw, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return "a value that is not JSON"
 	}
-	return string(raw)
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // DescribeAt is [Describe] of the subschema at a JSON pointer into root,
