@@ -188,6 +188,14 @@ func TestCredentialNamesFromObjectKeys(t *testing.T) {
 		{"query key", `{"filter":{"api_key":"ATTACKER"}}`, `query parameter "api_key"`},
 		{"query key escaped", `{"filter":{"q":"1","api%5Fkey":"x","api_key":"ATTACKER"}}`, `query parameter "api_key"`},
 		{"cookie key", `{"co":{"sess":"ATTACKER"}}`, `cookie "sess"`},
+		// Names lenient servers file under the credential's: another case
+		// (ASP.NET), a bracket or dot suffix (PHP, Rails), a control byte.
+		{"query key, other case", `{"filter":{"API_KEY":"ATTACKER"}}`, `query parameter "API_KEY"`},
+		{"query key, brackets", `{"filter":{"api_key[]":"ATTACKER"}}`, `query parameter "api_key[]"`},
+		{"query key, nested", `{"filter":{"api_key":{"x":"ATTACKER"}}}`, `query parameter "api_key[x]"`},
+		{"query key, dot", `{"filter":{"api_key.x":"ATTACKER"}}`, `query parameter "api_key.x"`},
+		{"query key, NUL", `{"filter":{"api_key\u0000":"ATTACKER"}}`, `query parameter "api_key\x00"`},
+		{"cookie key, other case", `{"co":{"SESS":"ATTACKER"}}`, `cookie "SESS"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := rt.Call(t.Context(), &bridge.Call{Tool: "echo", Args: []byte(tc.args)})
@@ -213,6 +221,50 @@ func TestCredentialNamesFromObjectKeys(t *testing.T) {
 	}
 	if c := req.Header.Get("Cookie"); c != "theme=dark; sess=ck-configured-1" {
 		t.Errorf("upstream cookies %q", c)
+	}
+}
+
+// TestBaseQueryNamesFromObjectKeys: a query the upstream URL itself
+// carries (an API key in --upstream, say) is configuration as well: a
+// free-form object may not repeat its names, while a parameter the
+// operation declares under such a name still goes.
+func TestBaseQueryNamesFromObjectKeys(t *testing.T) {
+	const spec = `openapi: 3.0.3
+info: {title: base, version: "1"}
+paths:
+  /echo:
+    get:
+      operationId: echo
+      parameters:
+        - {name: filter, in: query, style: form, explode: true, schema: {type: object, additionalProperties: true}}
+        - {name: format, in: query, schema: {type: string}}
+      responses: {"200": {description: ok}}
+`
+	var got atomic.Pointer[http.Request]
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Clone(r.Context()))
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	defer up.Close()
+	rt := bridge.NewRuntime(specCatalog(t, spec, bridge.Options{BaseURL: up.URL + "/?key=QSECRET-999&format=json", Client: up.Client()}))
+	for _, args := range []string{`{"filter":{"key":"mine"}}`, `{"filter":{"KEY[]":"mine"}}`} {
+		got.Store(nil)
+		out, err := rt.Call(t.Context(), &bridge.Call{Tool: "echo", Args: []byte(args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := out.Result.Content[0].(*mcp.TextContent).Text
+		if out.Kind != bridge.BadArguments || !strings.Contains(text, "which the bridge's upstream URL sets") || got.Load() != nil {
+			t.Errorf("%s: kind %v, %q, upstream called %v; want refused", args, out.Kind, text, got.Load() != nil)
+		}
+	}
+	out, err := rt.Call(t.Context(), &bridge.Call{Tool: "echo", Args: []byte(`{"format":"xml","filter":{"q":"1"}}`)})
+	if err != nil || out.Kind != bridge.OK {
+		t.Fatalf("declared parameter refused: %v %+v", err, out)
+	}
+	if q := got.Load().URL.RawQuery; q != "key=QSECRET-999&format=json&q=1&format=xml" {
+		t.Errorf("upstream query %q", q)
 	}
 }
 

@@ -29,6 +29,9 @@ type Plan struct {
 	Accept string  // Accept header
 
 	base *url.URL // Base, parsed by Prepare
+	// baseNames are the names in base's query that no query parameter of
+	// the operation declares: arguments may not send them (Build).
+	baseNames []string
 }
 
 // Seg is a literal, already escaped, or a reference to a path parameter.
@@ -73,6 +76,24 @@ func (p *Plan) Prepare() error {
 		}
 	}
 	p.base = u
+	p.baseNames = nil
+	if u.RawQuery != "" {
+		declared := map[string]bool{}
+		for _, prm := range p.Params {
+			if prm.Spec.In == InQuery {
+				declared[strings.ToLower(paramBase(prm.Spec.Name))] = true
+			}
+		}
+		for pair := range strings.SplitSeq(u.RawQuery, "&") {
+			k, _, _ := strings.Cut(pair, "=")
+			if uk, err := url.QueryUnescape(k); err == nil {
+				k = uk
+			}
+			if k != "" && !declared[strings.ToLower(paramBase(k))] {
+				p.baseNames = append(p.baseNames, k)
+			}
+		}
+	}
 	return nil
 }
 
@@ -196,11 +217,25 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 			return nil, &ArgumentError{Field: arg, Reason: fmt.Sprintf("the value would send the query parameter %q, which carries the bridge's upstream credential", name)}
 		}
 	}
+	// The base URL's own query (an API key in --upstream, say) is
+	// configuration too: arguments may not repeat its names, but for a
+	// parameter the operation declares under that name.
+	if len(p.baseNames) > 0 && len(query) > len(base.RawQuery) {
+		if arg, name := queryCredential(query[len(base.RawQuery):], p.baseNames, p.Params, args); name != "" {
+			return nil, &ArgumentError{Field: arg, Reason: fmt.Sprintf("the value would send the query parameter %q, which the bridge's upstream URL sets", name)}
+		}
+	}
 	if len(creds.cookieNames) > 0 && len(cookies) > 0 {
 		for _, c := range cookies {
 			name, _, _ := strings.Cut(c, "=")
-			if slices.Contains(creds.cookieNames, strings.TrimSpace(name)) {
-				return nil, &ArgumentError{Field: cookieArg(p.Params, args), Reason: fmt.Sprintf("the value would send the cookie %q, which carries the bridge's upstream credential", strings.TrimSpace(name))}
+			name = strings.TrimSpace(name)
+			if unescaped, err := url.QueryUnescape(name); err == nil {
+				name = unescaped
+			}
+			for _, n := range creds.cookieNames {
+				if strings.EqualFold(paramBase(name), paramBase(n)) {
+					return nil, &ArgumentError{Field: cookieArg(p.Params, args), Reason: fmt.Sprintf("the value would send the cookie %q, which carries the bridge's upstream credential", name)}
+				}
 			}
 		}
 	}
@@ -286,18 +321,33 @@ func queryCredential(q []byte, names []string, params []Param, args map[string]a
 }
 
 // credentialPair is the name of the first pair of the query q named like
-// one of names, once unescaped; "" if none is.
+// one of names, once unescaped; "" if none is. "Like" is as lenient as the
+// servers that read it: case aside (ASP.NET reads API_KEY as api_key), and
+// up to a '[' or '.' that a nested key adds (PHP and Rails read api_key[]
+// and api_key[x] as api_key) or a control character.
 func credentialPair(q []byte, names []string) string {
 	for pair := range strings.SplitSeq(string(q), "&") {
 		k, _, _ := strings.Cut(pair, "=")
 		if uk, err := url.QueryUnescape(k); err == nil {
 			k = uk
 		}
-		if slices.Contains(names, k) {
-			return k
+		base := paramBase(k)
+		for _, n := range names {
+			if strings.EqualFold(base, paramBase(n)) {
+				return k
+			}
 		}
 	}
 	return ""
+}
+
+// paramBase is a query or cookie name up to the first '[', '.' or control
+// character: the parameter a lenient server files the pair under.
+func paramBase(k string) string {
+	if i := strings.IndexFunc(k, func(r rune) bool { return r == '[' || r == '.' || r < 0x20 || r == 0x7f }); i >= 0 {
+		return k[:i]
+	}
+	return k
 }
 
 // cookieArg names the first cookie argument given, for an error about
