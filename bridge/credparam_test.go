@@ -319,3 +319,58 @@ paths:
 		})
 	}
 }
+
+// TestConnectionHeadersNotArguments: header parameters for the connection
+// itself (Host, Content-Length, Transfer-Encoding, and hop-by-hop ones such
+// as Connection, which could have a proxy drop the credential header it
+// names) are not tool arguments, like Accept, Content-Type and
+// Authorization; other headers are.
+func TestConnectionHeadersNotArguments(t *testing.T) {
+	const spec = `openapi: 3.0.3
+info: {title: hop, version: "1"}
+paths:
+  /echo:
+    get:
+      operationId: echo
+      parameters:
+        - {name: Connection, in: header, schema: {type: string}}
+        - {name: Host, in: header, schema: {type: string}}
+        - {name: Content-Length, in: header, schema: {type: string}}
+        - {name: Transfer-Encoding, in: header, schema: {type: string}}
+        - {name: Keep-Alive, in: header, schema: {type: string}}
+        - {name: Upgrade, in: header, schema: {type: string}}
+        - {name: TE, in: header, schema: {type: string}}
+        - {name: Accept, in: header, schema: {type: string}}
+        - {name: X-Trace, in: header, schema: {type: string}}
+      responses: {"200": {description: ok}}
+`
+	var got atomic.Pointer[http.Request]
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Clone(r.Context()))
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	defer up.Close()
+	b := specCatalog(t, spec, bridge.Options{BaseURL: up.URL, Client: up.Client(), Credentials: bridge.Credentials{Headers: map[string]string{"X-Api-Key": "hk-configured-1"}}})
+	cs := connect(t, b)
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := tools.Tools[0].InputSchema.(map[string]any)
+	props, _ := raw["properties"].(map[string]any)
+	if len(props) != 1 || props["X-Trace"] == nil {
+		t.Errorf("input schema properties %v, want X-Trace alone", props)
+	}
+	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"Connection": "X-Api-Key"}})
+	if err != nil || !r.IsError {
+		t.Fatalf("a Connection argument was accepted: %v %+v", err, r)
+	}
+	r, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"X-Trace": "t1"}})
+	if err != nil || r.IsError {
+		t.Fatalf("call: %v %+v", err, r)
+	}
+	if req := got.Load(); req.Header.Get("X-Trace") != "t1" || req.Header.Get("X-Api-Key") != "hk-configured-1" || req.Header.Get("Connection") != "" {
+		t.Errorf("upstream headers %v", req.Header)
+	}
+}

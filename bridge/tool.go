@@ -138,9 +138,18 @@ func (c *Catalog) credentialParam(in, name string) bool {
 	return false
 }
 
-// ignoredHeaders are header parameters OpenAPI says to ignore: the bridge
-// owns these headers.
-var ignoredHeaders = map[string]bool{"accept": true, "content-type": true, "authorization": true}
+// ignoredHeaders are header parameters that are not tool arguments:
+// Accept, Content-Type and Authorization, which OpenAPI says to ignore (the
+// bridge owns them), and the headers of the connection itself, which the
+// HTTP client writes (Host, Content-Length, Transfer-Encoding) or which
+// act on the hop rather than the API: a Connection header naming
+// X-Api-Key would have a proxy on the way drop the credential header.
+var ignoredHeaders = map[string]bool{
+	"accept": true, "content-type": true, "authorization": true,
+	"host": true, "content-length": true, "transfer-encoding": true,
+	"connection": true, "keep-alive": true, "proxy-connection": true,
+	"te": true, "trailer": true, "upgrade": true,
+}
 
 // buildTool prepares one operation. A *buildError means the operation cannot
 // be expressed as a tool; it is reported and skipped.
