@@ -59,9 +59,30 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 		out.Upstream = time.Since(sent)
 		return c.fail(out, t, c.sendError(ctx, t, err, out))
 	}
+	if resp.StatusCode < 200 || resp.StatusCode > 599 {
+		// 101 Switching Protocols hands the connection over as the body,
+		// which the call's deadline no longer covers: reading it could
+		// hold the call (and its slot, and shutdown) for as long as the
+		// upstream likes. The bridge never asks to switch, and a status
+		// HTTP does not define is no answer either: close, and say so.
+		resp.Body.Close()
+		out.Upstream, out.Status = time.Since(sent), resp.StatusCode
+		return c.fail(out, t, fmt.Errorf("%w: %s", ErrUpstreamUnavailable, oddStatus(resp.StatusCode)))
+	}
 	defer resp.Body.Close()
 	c.answer(ctx, t, call, resp, sent, out)
 	return out
+}
+
+// oddStatus says what is wrong with a final status outside 200-599.
+func oddStatus(code int) string {
+	switch {
+	case code == http.StatusSwitchingProtocols:
+		return "the upstream answered 101 Switching Protocols, a switch the bridge did not ask for (a tool call is one request and one answer)"
+	case code >= 100 && code < 200:
+		return fmt.Sprintf("the upstream answered with the interim status %d and no final answer", code)
+	}
+	return fmt.Sprintf("the upstream answered with status %d, which HTTP does not define", code)
 }
 
 // encodedLimit caps the query string and the body that arguments of n

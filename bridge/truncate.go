@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 	"unicode"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/bridge/media"
+	"github.com/mcpbridge/mcpbridge/bridge/result"
 )
 
 // truncated is the result of an answer longer than MaxResponseBytes, of
@@ -22,7 +22,7 @@ import (
 // structuredContent unless the shaper can make a conforming one (and none
 // at all unless structured: the caller takes none).
 func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte, structured bool) *mcp.CallToolResult {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mt := result.MediaType(c.redactor, resp.Header.Get("Content-Type"))
 	limit := c.opts.MaxResponseBytes
 	if media.Classify(mt) == media.JSON || mt == "" {
 		if items, ok := arrayPrefix(prefix); ok {

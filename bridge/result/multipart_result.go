@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"mime/multipart"
 	"strings"
 
@@ -44,8 +43,7 @@ func (s *Shaper) multipartContent(name string, params map[string]string, body []
 		if err != nil {
 			return nil, false
 		}
-		ct, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
-		ct = strings.ToLower(ct)
+		ct := MediaType(s.Redactor, p.Header.Get("Content-Type"))
 		if ct == "" {
 			ct = "text/plain" // RFC 2046 default for a part
 		}

@@ -71,7 +71,11 @@ func (s *Shaper) Shape(t Tool, status int, header http.Header, body []byte) *mcp
 // shape is Shape without structuredContent; red is the redacted JSON
 // answer, nil when the answer is not JSON.
 func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res *mcp.CallToolResult, red []byte) {
-	mediaType, params := parseContentType(header.Get("Content-Type"))
+	ct := header.Get("Content-Type")
+	mediaType, params := parseContentType(ct)
+	if safe := safeMediaType(s.Redactor, ct, mediaType); safe != mediaType {
+		mediaType, params = safe, nil
+	}
 	kind := media.Classify(mediaType)
 
 	if status >= 300 && status < 400 {
@@ -84,7 +88,7 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 			if loc.Scheme != "" {
 				where = loc.Scheme + "://" + loc.Host
 			}
-			msg += " (to " + s.Redactor.RedactString(where) + ", another origin than the configured upstream)"
+			msg += " (to " + s.Redactor.RedactString(where) + "; the bridge follows at most 5 redirects, and only within the configured upstream's origin)"
 		}
 		return Error(msg), nil
 	}
@@ -150,6 +154,33 @@ func parseContentType(ct string) (string, map[string]string) {
 	return strings.ToLower(mediaType), params
 }
 
+// MediaType is the media type of a Content-Type the upstream sent, fit to
+// pass on to the client (as a resource's or image's mimeType, in a note):
+// lower case, parameters dropped, and application/octet-stream in place
+// of one that is not a plain type/subtype of at most 127 characters each
+// (RFC 6838) or that carries a secret the redactor knows, in any of its
+// forms. An upstream's headers are its answer too: one that echoes the
+// bridge's key into its Content-Type must not reach the client through
+// it. "" stays "".
+func MediaType(r *sanitizer.Redactor, ct string) string {
+	mt, _ := parseContentType(ct)
+	return safeMediaType(r, ct, mt)
+}
+
+// safeMediaType is mt (parsed from the header ct), or octet-stream when
+// it is malformed or ct or mt holds a secret.
+func safeMediaType(r *sanitizer.Redactor, ct, mt string) string {
+	if mt == "" {
+		return ""
+	}
+	typ, sub, ok := strings.Cut(mt, "/")
+	if !ok || typ == "" || sub == "" || len(typ) > 127 || len(sub) > 127 || strings.ContainsFunc(mt, func(c rune) bool { return c <= ' ' || c >= 0x7f }) ||
+		(r != nil && (r.Contains([]byte(ct)) || r.Contains([]byte(mt)))) {
+		return "application/octet-stream"
+	}
+	return mt
+}
+
 // blob is an answer with no text reading, as an embedded resource; its
 // bytes are scanned for secrets like any other body.
 func (s *Shaper) blob(name, mediaType string, body []byte) *mcp.CallToolResult {
@@ -170,11 +201,33 @@ func (s *Shaper) bodyText(kind media.Kind, mediaType string, body []byte) string
 			return string(red)
 		}
 	}
-	if media.IsText(mediaType) || utf8.Valid(body) {
+	if media.IsText(mediaType) || (utf8.Valid(body) && !hasControl(body)) {
 		red, _ := s.Redactor.RedactBody(mediaType, body)
-		return strings.TrimSpace(string(red))
+		return strings.TrimSpace(strings.Map(visible, string(red)))
 	}
 	return fmt.Sprintf("(%d bytes of %s)", len(body), mediaType)
+}
+
+// hasControl reports a C0 control byte other than tab, line feed and
+// carriage return, or DEL: bytes no error page means as text.
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// visible replaces the control characters of an error text (a terminal
+// escape sequence, a NUL) by U+FFFD, so that a client printing it on a
+// terminal prints what the upstream said, not what it asked the terminal
+// to do.
+func visible(r rune) rune {
+	if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		return '\uFFFD'
+	}
+	return r
 }
 
 func truncateUTF8(s string, n int) string {
