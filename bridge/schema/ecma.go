@@ -37,8 +37,19 @@ func Pattern(p string) (out string, ok bool, why string) {
 	return out, true, ""
 }
 
+// PatternAsIs reports whether JavaScript (Unicode mode) reads p as Go's
+// regexp does, as written: the translator accepts it and has nothing to
+// change but the spelling of '.' and \s, \S (which it rewrites for
+// meaning, not syntax). A "regex" format value must be such a pattern for
+// a JavaScript client to accept it.
+func PatternAsIs(p string) bool {
+	t := patternTranslator{src: p, asIs: true}
+	return t.run() == nil && t.b.String() == p
+}
+
 // patternTranslator is one run of [Pattern].
 type patternTranslator struct {
+	asIs   bool // keep '.', \s and \S as written (PatternAsIs)
 	src    string
 	i      int
 	b      strings.Builder
@@ -94,8 +105,16 @@ func (t *patternTranslator) run() error {
 		case '}', ']':
 			t.b.WriteByte('\\')
 			t.b.WriteRune(c)
+		case '.':
+			// JavaScript's dot stops at every line terminator, Go's at \n
+			// alone: spell out JavaScript's.
+			if t.asIs {
+				t.b.WriteByte('.')
+			} else {
+				t.b.WriteString(jsDot)
+			}
 		default:
-			t.b.WriteRune(c) // . ^ $ | * + ? and literals
+			t.b.WriteRune(c) // ^ $ | * + ? and literals
 		}
 	}
 	if t.groups != 0 {
@@ -103,6 +122,15 @@ func (t *patternTranslator) run() error {
 	}
 	return nil
 }
+
+// jsDot is JavaScript's '.' (without the s flag) as a class both read
+// alike: any character but the line terminators \n, \r, U+2028, U+2029.
+const jsDot = "[^\\n\\r\u2028\u2029]"
+
+// jsSpaces are the members of JavaScript's \s (WhiteSpace and
+// LineTerminator), written for the inside of a class both read alike; Go's
+// \s is [\t\n\f\r ] alone.
+const jsSpaces = "\\t\\n\\v\\f\\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 // quantifier reports whether s starts with {n}, {n,} or {n,m}, returning
 // it: Go reads any other brace as a literal, JavaScript as an error.
@@ -212,7 +240,17 @@ func (t *patternTranslator) escape() error {
 		t.b.WriteByte('\\')
 		t.b.WriteRune(c)
 		return nil
-	case strings.ContainsRune("dDsSwWbBfnrtv", c):
+	case (c == 's' || c == 'S') && t.asIs:
+		t.b.WriteByte('\\')
+		t.b.WriteRune(c)
+		return nil
+	case c == 's':
+		t.b.WriteString("[" + jsSpaces + "]")
+		return nil
+	case c == 'S':
+		t.b.WriteString("[^" + jsSpaces + "]")
+		return nil
+	case strings.ContainsRune("dDwWbBfnrtv", c):
 		t.b.WriteByte('\\')
 		t.b.WriteRune(c)
 		return nil
@@ -494,7 +532,14 @@ func (t *patternTranslator) classAtom() (classItem, error) {
 	}
 	e := t.next()
 	switch {
-	case strings.ContainsRune("dDsSwW", e):
+	case e == 's' && !t.asIs:
+		return classItem{set: jsSpaces}, nil
+	case e == 's':
+		return classItem{set: `\s`}, nil
+	case strings.ContainsRune("dDSwW", e):
+		// \S inside a class stays Go's (non-space but [\t\n\f\r ]): a
+		// negated set cannot join a class, and the characters on which
+		// the two differ (\v, U+00A0, U+FEFF...) rarely matter there.
 		return classItem{set: `\` + string(e)}, nil
 	case e == 'p' || e == 'P':
 		p, err := t.property(e)

@@ -74,6 +74,37 @@ var patternCases = []struct {
 	{`^\p{Lu}[\p{Ll}\d-]*$`, `^\p{Lu}[\p{Ll}\d-]*$`, []string{"Ab1-", "ab"}},
 }
 
+// jsSemanticsCases are patterns whose meaning differs between the
+// dialects as written, on the probes given: '.' (JavaScript stops at \r,
+// U+2028 and U+2029 too) and \s, \S (JavaScript's spaces include \v,
+// U+00A0, U+FEFF, U+2028...). The rewrite must read them as JavaScript
+// does, in Go (TestPatternJavaScript compares the two), so that a value
+// the bridge accepts a JavaScript client accepts too.
+var jsSemanticsCases = []struct {
+	in, want string
+	probes   []string
+}{
+	{`^.+$`, "", []string{"ab", "a\rb", "a\u2028b", "a\u2029b", "a\nb", "\u00e9"}},
+	{`^\S+$`, "", []string{"ab", "a\u00a0b", "a\vb", "a\ufeffb", "a\u3000b", "a b"}},
+	{`^\s$`, "", []string{" ", "\v", "\u00a0", "\u2028", "\ufeff", "x"}},
+	{`^[\sa]+$`, "", []string{"a a", "a\u00a0a", "a\va", "ab"}},
+	{`^a.c\s?$`, "", []string{"abc", "a\rc", "abc\u00a0"}},
+}
+
+// TestPatternDotSpace pins the rewrite of '.' and \s, \S.
+func TestPatternDotSpace(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`^.+$`, "^" + jsDot + "+$"},
+		{`^\s\S$`, "^[" + jsSpaces + "][^" + jsSpaces + "]$"},
+		{`^[\s\d]$`, "^[" + jsSpaces + `\d]$`},
+		{`^[.]$`, `^[.]$`},
+	} {
+		if got, ok, why := Pattern(c.in); !ok || got != c.want {
+			t.Errorf("Pattern(%q) = %q, %v (%s), want %q", c.in, got, ok, why, c.want)
+		}
+	}
+}
+
 func TestPattern(t *testing.T) {
 	for _, c := range patternCases {
 		got, ok, why := Pattern(c.in)
@@ -115,7 +146,7 @@ func TestPatternJavaScript(t *testing.T) {
 		Probes []string `json:"probes"`
 	}
 	var cases []jsCase
-	for _, c := range patternCases {
+	for _, c := range append(patternCases, jsSemanticsCases...) {
 		if got, ok, _ := Pattern(c.in); ok {
 			cases = append(cases, jsCase{P: got, Probes: c.probes})
 		}

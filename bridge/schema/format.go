@@ -5,9 +5,12 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -22,11 +25,21 @@ import (
 // process that never checks a format (every command but serve, and a
 // served spec without formats) does not pay ~1.4 ms of its start for them.
 var (
-	uuidRE   = lazyRE(`^(?i:urn:uuid:)?[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$`)
-	emailRE  = lazyRE(`^[a-zA-Z0-9.!#$%&'*+/=?^_` + "`" + `{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$`)
-	labelRE  = lazyRE(`^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$`)
-	timeRE   = lazyRE(`^([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?(?i:z|[+-]([01]\d|2[0-3]):?[0-5]\d)?$`)
+	uuidRE = lazyRE(`^(?i:urn:uuid:)?[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$`)
+	// emailRE is the address form JavaScript clients check (ajv-formats):
+	// dot-separated atoms before the @, a dotted host name after it.
+	emailRE = lazyRE(`(?i)^[a-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$`)
+	labelRE = lazyRE(`^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$`)
+	// timeRE wants the offset, as RFC 3339 does (and ajv-formats).
+	timeRE   = lazyRE(`^([01]\d|2[0-3]):([0-5]\d):([0-5]\d|60)(\.\d+)?(?i:(z)|([+-])([01]\d|2[0-3]):?([0-5]\d))$`)
 	base64RE = lazyRE(`^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`)
+	// The formats below are checked as JavaScript clients check them
+	// (ajv-formats), so that an answer the bridge declares conforming is
+	// one they accept.
+	jsonPointerRE    = lazyRE(`^(?:/(?:[^~/]|~0|~1)*)*$`)
+	relJSONPointerRE = lazyRE(`^(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]|~0|~1)*)*)$`)
+	uriTemplateRE    = lazyRE(`(?i)^(?:(?:[^\x00-\x20"'<>%\\^` + "`" + `{|}]|%[0-9a-f]{2})|\{[+#./;?&=,!@|]?(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?(?:,(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?)*\})*$`)
+	durationRE       = lazyRE(`^P(?:(\d+Y)?(\d+M)?(\d+D)?(?:T(\d+H)?(\d+M)?(\d+S)?)?|\d+W)$`)
 )
 
 // lazyRE returns a function that compiles expr once, on its first call.
@@ -59,15 +72,28 @@ func stringFormatOK(f, s string) bool {
 		if len(s) > 10 && (s[10] == 't' || s[10] == ' ') {
 			s = s[:10] + "T" + s[11:]
 		}
+		if strings.ContainsRune(s, ',') { // Go reads 00,5 as a fraction; RFC 3339 does not
+			return false
+		}
 		_, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s))
 		return err == nil
 	case "date":
 		_, err := time.Parse(time.DateOnly, s)
 		return err == nil
 	case "time":
-		return timeRE().MatchString(s)
+		return timeOK(s)
 	case "email":
 		return emailRE().MatchString(s)
+	case "json-pointer":
+		return jsonPointerRE().MatchString(s)
+	case "relative-json-pointer":
+		return relJSONPointerRE().MatchString(s)
+	case "uri-template":
+		return uriTemplateRE().MatchString(s)
+	case "duration":
+		m := durationRE().FindStringSubmatch(s)
+		// P alone, or a T with nothing after it, names no duration.
+		return m != nil && s != "P" && !strings.HasSuffix(s, "T")
 	case "hostname":
 		if len(s) == 0 || len(s) > 253 {
 			return false
@@ -84,19 +110,139 @@ func stringFormatOK(f, s string) bool {
 	case "ipv6":
 		a, err := netip.ParseAddr(s)
 		return err == nil && a.Is6() && !strings.Contains(s, "%")
-	case "uri", "url":
+	case "uri":
 		u, err := url.Parse(s)
-		return err == nil && u.Scheme != "" && !strings.ContainsAny(s, " \t\n")
+		return err == nil && u.Scheme != "" && uriChars(s)
+	case "url":
+		return urlOK(s)
 	case "uri-reference":
 		_, err := url.Parse(s)
-		return err == nil && !strings.ContainsAny(s, " \t\n")
+		return err == nil && uriChars(s)
 	case "uuid":
 		return uuidRE().MatchString(s)
 	case "byte":
 		return base64RE().MatchString(s)
 	case "regex":
 		_, err := regexp.Compile(s)
-		return err == nil
+		return err == nil && PatternAsIs(s)
+	}
+	return true
+}
+
+// timeOK checks an RFC 3339 full-time: an offset is required, and a leap
+// second only at 23:59:60 UTC.
+func timeOK(s string) bool {
+	m := timeRE().FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	if m[3] != "60" {
+		return true
+	}
+	hour, _ := strconv.Atoi(m[1])
+	minute, _ := strconv.Atoi(m[2])
+	if m[5] == "" { // an offset
+		oh, _ := strconv.Atoi(m[7])
+		om, _ := strconv.Atoi(m[8])
+		if m[6] == "+" {
+			oh, om = -oh, -om
+		}
+		total := ((hour*60+minute+oh*60+om)%(24*60) + 24*60) % (24 * 60)
+		hour, minute = total/60, total%60
+	}
+	return hour == 23 && minute == 59
+}
+
+// uriChars reports whether s holds only what RFC 3986 allows in a URI
+// (ASCII letters, digits, "-._~:/?#[]@!$&'()*+,;=" and %XX escapes), as
+// JavaScript clients check; url.Parse accepts more (non-ASCII, '|', '{').
+func uriChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0:
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			i += 2
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// urlOK checks the web address form JavaScript clients check for "url"
+// (ajv-formats): http, https or ftp; a public IPv4 address or a host name
+// whose last label is letters only, two or more; an optional port of 2-5
+// digits; then nothing or a path without spaces (a query needs one).
+func urlOK(s string) bool {
+	lower := strings.ToLower(s)
+	var rest string
+	for _, scheme := range []string{"http://", "https://", "ftp://"} {
+		if strings.HasPrefix(lower, scheme) {
+			rest = s[len(scheme):]
+			break
+		}
+	}
+	if rest == "" {
+		return false
+	}
+	authority, path, hasPath := strings.Cut(rest, "/")
+	if hasPath && strings.ContainsFunc(path, unicode.IsSpace) {
+		return false
+	}
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+		if at == 0 || strings.ContainsFunc(authority[:at], unicode.IsSpace) {
+			return false
+		}
+		authority = authority[at+1:]
+	}
+	host := authority
+	if i := strings.LastIndexByte(authority, ':'); i >= 0 {
+		port := authority[i+1:]
+		if len(port) < 2 || len(port) > 5 || strings.Trim(port, "0123456789") != "" {
+			return false
+		}
+		host = authority[:i]
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		if !a.Is4() {
+			return false
+		}
+		b := a.As4()
+		switch {
+		case b[0] == 0 || b[0] > 223 || b[3] == 0 || b[3] == 255,
+			b[0] == 10, b[0] == 127, b[0] == 169 && b[1] == 254,
+			b[0] == 192 && b[1] == 168, b[0] == 172 && b[1] >= 16 && b[1] <= 31:
+			return false
+		}
+		return true
+	}
+	labels := strings.Split(host, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for i, l := range labels {
+		if l == "" || strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") || strings.Contains(l, "--") {
+			return false
+		}
+		for _, r := range strings.ToLower(l) {
+			letter := r >= 'a' && r <= 'z' || r >= 0xa1 && r <= 0xffff
+			if i == len(labels)-1 {
+				if !letter {
+					return false
+				}
+			} else if !letter && !(r >= '0' && r <= '9') && r != '-' {
+				return false
+			}
+		}
+		if i == len(labels)-1 && utf8.RuneCountInString(l) < 2 {
+			return false
+		}
 	}
 	return true
 }
@@ -104,7 +250,8 @@ func stringFormatOK(f, s string) bool {
 // assertedFormat reports whether the checker asserts format f.
 func assertedFormat(f string) bool {
 	switch f {
-	case "date-time", "date", "time", "email", "hostname", "ipv4", "ipv6", "uri", "url", "uri-reference", "uuid", "byte", "regex", "int32", "int64":
+	case "date-time", "date", "time", "email", "hostname", "ipv4", "ipv6", "uri", "url", "uri-reference", "uuid", "byte", "regex", "int32", "int64",
+		"json-pointer", "relative-json-pointer", "uri-template", "duration":
 		return true
 	}
 	return false
