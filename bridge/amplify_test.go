@@ -13,8 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
-	"github.com/mcpbridge/mcpbridge/specloader"
-	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
 // amplifySpec has every place where an agent-chosen object key is written
@@ -74,22 +72,10 @@ paths:
 // bridge allocates a few MB for it, not the whole request. Honest nested
 // values of the same size still go.
 func TestEncodedSizeLimit(t *testing.T) {
-	res, err := specloader.LoadData(t.Context(), []byte(amplifySpec), nil, specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rec := &nestedRecorder{}
 	srv := httptest.NewServer(rec)
 	t.Cleanup(srv.Close)
-	cat, err := bridge.New(ops, bridge.Options{BaseURL: srv.URL, Client: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := bridge.NewRuntime(cat)
+	rt := bridge.NewRuntime(specCatalog(t, amplifySpec, bridge.Options{BaseURL: srv.URL, Client: srv.Client()}))
 
 	items := make([]any, 2000)
 	for i := range items {
@@ -161,21 +147,9 @@ func TestEncodedSizeLimit(t *testing.T) {
 // agent sent (here an object key of 50,000 characters that is no XML
 // element name) is cut in the middle to ~2 KB, its start and end kept.
 func TestLongArgumentMessage(t *testing.T) {
-	res, err := specloader.LoadData(t.Context(), []byte(amplifySpec), nil, specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &nestedRecorder{}
-	srv := httptest.NewServer(rec)
+	srv := httptest.NewServer(&nestedRecorder{})
 	t.Cleanup(srv.Close)
-	cat, err := bridge.New(ops, bridge.Options{BaseURL: srv.URL, Client: srv.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := specCatalog(t, amplifySpec, bridge.Options{BaseURL: srv.URL, Client: srv.Client()})
 	args, err := json.Marshal(map[string]any{"body": map[string]any{"1" + strings.Repeat("é", 25_000): "v"}})
 	if err != nil {
 		t.Fatal(err)
