@@ -75,6 +75,27 @@ func testGrant(tokenURL, secret string) *oauthGrant {
 	return a.newOAuthGrant(nil)
 }
 
+// waitWaiting waits until n calls wait on g's fetch in progress.
+func waitWaiting(t *testing.T, g *oauthGrant, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g.mu.Lock()
+		w := 0
+		if g.flight != nil {
+			w = g.flight.waiting
+		}
+		g.mu.Unlock()
+		if w >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls wait on the token fetch, want %d", w, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // receive waits for one signal on c, failing the test after a generous
 // bound (the behaviour under test takes milliseconds).
 func receive(t *testing.T, c <-chan struct{}, what string) {
@@ -115,6 +136,10 @@ func TestOAuth2GrantWaitFollowsContext(t *testing.T) {
 			}()
 		}
 		receive(t, h.arrived, "the token request")
+		// Both callers must be waiting on the one fetch before one leaves:
+		// on a loaded machine the second may not have joined yet, and the
+		// first leaving alone would (rightly) abandon the fetch.
+		waitWaiting(t, g, 2)
 		cancelShort()
 		var r got
 		select {
