@@ -14,6 +14,21 @@ import (
 	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
+// echoUpstream is an upstream answering {} that keeps the last request it
+// got and counts them; it is closed with the test.
+func echoUpstream(t *testing.T) (*httptest.Server, *atomic.Pointer[http.Request], *atomic.Int32) {
+	t.Helper()
+	got, calls := new(atomic.Pointer[http.Request]), new(atomic.Int32)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		got.Store(r.Clone(r.Context()))
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(up.Close)
+	return up, got, calls
+}
+
 const credParamSpec = `openapi: 3.0.3
 info: {title: creds, version: "1"}
 paths:
@@ -33,13 +48,7 @@ paths:
 // configured credential is not an argument: the agent cannot send its own
 // value first, next to, or instead of the configured one.
 func TestCredentialParametersRemoved(t *testing.T) {
-	var got atomic.Pointer[http.Request]
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got.Store(r.Clone(r.Context()))
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{}`))
-	}))
-	defer up.Close()
+	up, got, _ := echoUpstream(t)
 	res, err := specloader.LoadData(t.Context(), []byte(credParamSpec), nil, specloader.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -173,15 +182,7 @@ func specCatalog(t *testing.T, spec string, opts bridge.Options) *bridge.Catalog
 // query or the cookies cannot write a pair named like a credential (which
 // most servers would read before the configured one); other keys go.
 func TestCredentialNamesFromObjectKeys(t *testing.T) {
-	var got atomic.Pointer[http.Request]
-	var calls atomic.Int32
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		got.Store(r.Clone(r.Context()))
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{}`))
-	}))
-	defer up.Close()
+	up, got, calls := echoUpstream(t)
 	creds := bridge.Credentials{Query: map[string]string{"api_key": "qk-configured-1"}, Cookies: map[string]string{"sess": "ck-configured-1"}}
 	rt := bridge.NewRuntime(specCatalog(t, credObjectSpec, bridge.Options{BaseURL: up.URL, Client: up.Client(), Credentials: creds}))
 	for _, tc := range []struct{ name, args, want string }{
@@ -240,13 +241,7 @@ paths:
         - {name: format, in: query, schema: {type: string}}
       responses: {"200": {description: ok}}
 `
-	var got atomic.Pointer[http.Request]
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got.Store(r.Clone(r.Context()))
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{}`))
-	}))
-	defer up.Close()
+	up, got, _ := echoUpstream(t)
 	rt := bridge.NewRuntime(specCatalog(t, spec, bridge.Options{BaseURL: up.URL + "/?key=QSECRET-999&format=json", Client: up.Client()}))
 	for _, args := range []string{`{"filter":{"key":"mine"}}`, `{"filter":{"KEY[]":"mine"}}`} {
 		got.Store(nil)
@@ -344,13 +339,7 @@ paths:
         - {name: X-Trace, in: header, schema: {type: string}}
       responses: {"200": {description: ok}}
 `
-	var got atomic.Pointer[http.Request]
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got.Store(r.Clone(r.Context()))
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{}`))
-	}))
-	defer up.Close()
+	up, got, _ := echoUpstream(t)
 	b := specCatalog(t, spec, bridge.Options{BaseURL: up.URL, Client: up.Client(), Credentials: bridge.Credentials{Headers: map[string]string{"X-Api-Key": "hk-configured-1"}}})
 	cs := connect(t, b)
 	tools, err := cs.ListTools(t.Context(), nil)
