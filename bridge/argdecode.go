@@ -1,9 +1,6 @@
 package bridge
 
-import (
-	"strconv"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // decodeFlat decodes raw when it is one JSON object whose members are all
 // strings without escapes, numbers, booleans or null, which is what most
@@ -115,8 +112,7 @@ func hasLiteral(raw []byte, i int, lit string) bool {
 }
 
 // flatNumber scans the JSON number at raw[i] (strictly by the grammar) and
-// converts it as normalizeNumbers does: an int64 when it is an integer
-// literal that fits, else a float64, else (out of float range) its text.
+// converts it as normalizeNumbers does (exactNumber).
 func flatNumber(raw []byte, i int) (any, int, bool) {
 	j := i
 	neg := raw[j] == '-'
@@ -173,12 +169,5 @@ func flatNumber(raw []byte, i int) (any, int, bool) {
 		}
 		return n, j, true
 	}
-	text := string(raw[i:j])
-	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-		return n, j, true
-	}
-	if f, err := strconv.ParseFloat(text, 64); err == nil {
-		return f, j, true
-	}
-	return text, j, true
+	return exactNumber(string(raw[i:j])), j, true
 }

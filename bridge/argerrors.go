@@ -12,21 +12,33 @@ import (
 // checkArgs validates decoded arguments against a tool's input schema.
 // When they fail, strings that obviously stand for the number or boolean
 // the schema wants ("1", "true") are converted in place and the arguments
-// validated again (schema.Coerce), so the common case pays nothing. A
-// failure is an *ArgumentError in the agent's words
+// validated again (schema.Coerce), so the common case pays nothing. It
+// returns the arguments to send (the coerced ones when coercion was
+// needed, in place). A failure is an *ArgumentError in the agent's words
 // (`"limit" must be an integer >= 1, got "ten"`), never the validator's
 // Go-flavoured text.
-func checkArgs(input *jsonschema.Resolved, args map[string]any) error {
-	err := input.Validate(args)
+func checkArgs(input *jsonschema.Resolved, args map[string]any) (map[string]any, error) {
+	err := validateArgs(input, args)
 	if err == nil {
-		return nil
+		return args, nil
 	}
 	if schema.Coerce(args, input.Schema()) {
-		if err = input.Validate(args); err == nil {
-			return nil
+		if err = validateArgs(input, args); err == nil {
+			return args, nil
 		}
 	}
-	return argumentError(args, input.Schema(), err)
+	v, _ := floatArgs(args)
+	return nil, argumentError(v.(map[string]any), input.Schema(), err)
+}
+
+// validateArgs validates args, reading the numbers kept exact
+// (exactNumber) as the float64 nearest to them: the validator takes a
+// json.Number for a string. The arguments are sent as written.
+func validateArgs(input *jsonschema.Resolved, args map[string]any) error {
+	if v, ok := floatArgs(args); ok {
+		return input.Validate(v)
+	}
+	return input.Validate(args)
 }
 
 // argumentError explains a validation failure: by the checker's walk of the

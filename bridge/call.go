@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -118,7 +120,7 @@ func (c *Catalog) arguments(t *Tool, raw json.RawMessage) (map[string]any, error
 		if err != nil {
 			return nil, fmt.Errorf("input schema of %s: %w", t.plan.Label, err)
 		}
-		if err := checkArgs(input, args); err != nil { // argerrors.go
+		if args, err = checkArgs(input, args); err != nil { // argerrors.go
 			return nil, err
 		}
 	}
@@ -340,13 +342,7 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 func normalizeNumbers(v any) any {
 	switch x := v.(type) {
 	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		if f, err := x.Float64(); err == nil {
-			return f
-		}
-		return x.String()
+		return exactNumber(string(x))
 	case map[string]any:
 		for k, e := range x {
 			x[k] = normalizeNumbers(e)
@@ -357,6 +353,82 @@ func normalizeNumbers(v any) any {
 		}
 	}
 	return v
+}
+
+// exactNumber is the value a JSON number literal becomes among the
+// arguments: an int64 when it is an integer that fits, a float64 when that
+// keeps its value, else the literal itself (a json.Number), which every
+// encoder writes verbatim, so that 12345678901234567890123 or
+// 0.10000000000000000001 reaches the upstream as the client wrote it, not
+// as the nearest float64.
+func exactNumber(text string) any {
+	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return n
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || strings.ContainsAny(text, "eE") {
+		if err != nil {
+			return json.Number(text) // beyond float64's range
+		}
+		return f // written with an exponent: the value is what counts
+	}
+	if !strings.Contains(text, ".") || !sameDecimal(text, strconv.FormatFloat(f, 'f', -1, 64)) {
+		return json.Number(text) // an integer beyond int64, or digits a float64 drops
+	}
+	return f
+}
+
+// sameDecimal reports whether the plain decimals a and b (no exponent)
+// differ only in trailing fraction zeros.
+func sameDecimal(a, b string) bool {
+	trim := func(s string) string {
+		if strings.Contains(s, ".") {
+			s = strings.TrimRight(s, "0")
+			s = strings.TrimSuffix(s, ".")
+		}
+		return s
+	}
+	return trim(a) == trim(b)
+}
+
+// floatArgs is args with every json.Number (see exactNumber) replaced by
+// the float64 nearest to it, for the validator, which reads a json.Number
+// as a string; ok is false when there is none and args serves as it is.
+func floatArgs(v any) (any, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		if f, err := x.Float64(); err == nil {
+			return f, true
+		}
+		return v, false // beyond float64: the validator decides
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			if f, ok := floatArgs(e); ok {
+				if out == nil {
+					out = maps.Clone(x)
+				}
+				out[k] = f
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, e := range x {
+			if f, ok := floatArgs(e); ok {
+				if out == nil {
+					out = slices.Clone(x)
+				}
+				out[i] = f
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
 }
 
 // schemaPathField renders a schema path such as

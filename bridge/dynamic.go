@@ -444,7 +444,7 @@ func (c *Catalog) answerMeta(_ context.Context, call *Call) *Outcome {
 	if err == nil {
 		in, rerr := call.target.input.Resolved()
 		if err = rerr; err == nil {
-			err = checkArgs(in, args)
+			args, err = checkArgs(in, args)
 		}
 	}
 	var v any
