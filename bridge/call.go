@@ -148,21 +148,25 @@ func (c *Catalog) answer(ctx context.Context, t *Tool, call *Call, resp *http.Re
 		call.Progress.Step(ctx, 2, callSteps, stepMessage(t.plan.Label, ": upstream answered HTTP ", resp.StatusCode, ""))
 	}
 	var body []byte
-	var err error
-	length := resp.ContentLength
+	src, length, err := upstream.Decoded(resp)
+	if err != nil {
+		out.Upstream = time.Since(sent)
+		c.fail(out, t, fmt.Errorf("%w: %w", ErrUpstreamUnavailable, err))
+		return
+	}
 	if resp.Request != nil && resp.Request.Method == "HEAD" {
 		// A HEAD answer's Content-Length is the GET body's; it has none.
 		length = 0
 	}
 	if c.opts.Truncate && resp.StatusCode < 300 {
 		var cut bool
-		body, cut, err = upstream.ReadPrefix(resp.Body, length, c.opts.MaxResponseBytes)
+		body, cut, err = upstream.ReadPrefix(src, length, c.opts.MaxResponseBytes)
 		if err == nil && cut {
 			c.truncatedAnswer(t, call, resp, body, sent, out)
 			return
 		}
 	} else {
-		body, err = upstream.ReadLimited(resp.Body, length, c.opts.MaxResponseBytes)
+		body, err = upstream.ReadLimited(src, length, c.opts.MaxResponseBytes)
 	}
 	out.Upstream = time.Since(sent)
 	if err != nil {

@@ -129,6 +129,9 @@ func (c *Catalog) credentialParam(in, name string) bool {
 		_, ok := cr.Cookies[name]
 		return ok
 	case "header":
+		if strings.EqualFold(name, "Cookie") && len(cr.Cookies) > 0 {
+			return true // the configured cookies make the Cookie header
+		}
 		for k := range cr.Headers {
 			if strings.EqualFold(strings.TrimSpace(k), name) {
 				return true
@@ -146,7 +149,8 @@ func (c *Catalog) credentialParam(in, name string) bool {
 // X-Api-Key would have a proxy on the way drop the credential header.
 var ignoredHeaders = map[string]bool{
 	"accept": true, "content-type": true, "authorization": true,
-	"host": true, "content-length": true, "transfer-encoding": true,
+	"accept-encoding": true, // the bridge decodes what it asks for (upstream.Decoded)
+	"host":            true, "content-length": true, "transfer-encoding": true,
 	"connection": true, "keep-alive": true, "proxy-connection": true,
 	"te": true, "trailer": true, "upgrade": true,
 }
@@ -227,6 +231,13 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	for _, k := range order {
 		p := byKey[k]
 		if p.In == "header" && ignoredHeaders[strings.ToLower(p.Name)] {
+			continue
+		}
+		if p.In == "header" && strings.EqualFold(p.Name, "Cookie") && slices.ContainsFunc(order, func(k key) bool { return k.in == "cookie" }) {
+			// The cookie parameters make the Cookie header; this one
+			// would be overwritten by them.
+			c.log.Warn("parameter left out of the tool: the operation's cookie parameters make the Cookie header",
+				zap.String("op", label), zap.String("name", p.Name))
 			continue
 		}
 		if c.credentialParam(p.In, p.Name) {

@@ -1,6 +1,9 @@
 package upstream
 
 import (
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
@@ -46,8 +49,15 @@ func FailureKind(err error) string {
 	if errors.As(err, &k) {
 		return k.FailureKind()
 	}
+	var corrupt flate.CorruptInputError
+	if errors.Is(err, ErrCorrupt) || errors.As(err, &corrupt) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) ||
+		errors.Is(err, zlib.ErrChecksum) || errors.Is(err, zlib.ErrHeader) || errors.Is(err, zlib.ErrDictionary) {
+		return ErrCorrupt.Error()
+	}
 	s := err.Error()
 	switch {
+	case malformed(err):
+		return "the upstream's answer is not valid HTTP"
 	case strings.Contains(s, "connection refused"):
 		return "connection refused"
 	case strings.Contains(s, "connection reset"):
@@ -105,4 +115,12 @@ func readAll(b []byte, r io.Reader) ([]byte, error) {
 			b = append(b, 0)[:len(b)] // let append pick the growth
 		}
 	}
+}
+
+// malformed reports a transport error saying the upstream's bytes are not
+// an HTTP response (a status line or header Go's client cannot parse): a
+// server speaking something else, which trying again will not change.
+func malformed(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "malformed HTTP") || strings.Contains(s, "malformed MIME header")
 }

@@ -180,8 +180,9 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	}
 	if err != nil {
 		// A transport failure (refused, reset, EOF mid-response): the
-		// request is idempotent, so trying again is safe.
-		return true, nil
+		// request is idempotent, so trying again is safe; an answer that
+		// is not HTTP will not be on the next try either.
+		return !malformed(err), nil
 	}
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:

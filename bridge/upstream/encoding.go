@@ -1,0 +1,86 @@
+package upstream
+
+import (
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// ErrEncoding reports an answer in a Content-Encoding the bridge cannot
+// decode (br, zstd, compress, or an unknown name).
+var ErrEncoding = errors.New("upstream answered in a content encoding the bridge cannot decode")
+
+// ErrCorrupt reports a compressed answer that does not decompress.
+var ErrCorrupt = errors.New("the upstream's compressed answer is corrupt")
+
+// Decoded is resp's body as the upstream meant it, and its length (-1 when
+// unknown). Go's transport already undoes the gzip it asked for (and then
+// drops the header); what is left is an encoding the upstream chose on its
+// own: gzip or deflate (zlib, or raw deflate as some servers send it) are
+// undone here, in the order they were applied; anything else is
+// ErrEncoding, not bytes the agent would read as garbage. Limits apply to
+// what the reader delivers, so a compression bomb stops at the caller's
+// size limit.
+func Decoded(resp *http.Response) (io.Reader, int64, error) {
+	ce := resp.Header.Get("Content-Encoding")
+	if ce == "" || resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent ||
+		resp.StatusCode == http.StatusNotModified || resp.Request != nil && resp.Request.Method == http.MethodHead {
+		return resp.Body, resp.ContentLength, nil // nothing to decode
+	}
+	codings := strings.Split(ce, ",")
+	var r io.Reader = resp.Body
+	for i := len(codings) - 1; i >= 0; i-- {
+		switch c := strings.ToLower(strings.TrimSpace(codings[i])); c {
+		case "identity", "":
+		case "gzip", "x-gzip":
+			zr, err := gzip.NewReader(r)
+			if err == io.EOF {
+				return strings.NewReader(""), 0, nil // an empty body, labelled
+			}
+			if err != nil {
+				return nil, 0, fmt.Errorf("%w: %w", ErrCorrupt, err)
+			}
+			r = zr
+		case "deflate":
+			r = deflateReader(r)
+		default:
+			return nil, 0, fmt.Errorf("%w: %q", ErrEncoding, safeToken(c))
+		}
+	}
+	if r == io.Reader(resp.Body) {
+		return r, resp.ContentLength, nil
+	}
+	return r, -1, nil
+}
+
+// deflateReader reads HTTP's deflate: zlib-wrapped as RFC 9110 says, or
+// the raw deflate stream some servers send instead.
+func deflateReader(r io.Reader) io.Reader {
+	var head [2]byte
+	n, _ := io.ReadFull(r, head[:])
+	r = io.MultiReader(strings.NewReader(string(head[:n])), r)
+	// A zlib header: CM 8, a window of at most 32 KiB, and a check sum.
+	if n == 2 && head[0]&0x0f == 8 && head[0]>>4 <= 7 && (uint16(head[0])<<8|uint16(head[1]))%31 == 0 {
+		if zr, err := zlib.NewReader(r); err == nil {
+			return zr
+		}
+	}
+	return flate.NewReader(r)
+}
+
+// safeToken is s cut to 32 bytes of printable ASCII, to quote an
+// upstream's header in a message.
+func safeToken(s string) string {
+	b := make([]byte, 0, min(len(s), 32))
+	for i := 0; i < len(s) && len(b) < 32; i++ {
+		if c := s[i]; c > ' ' && c < 0x7f {
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
