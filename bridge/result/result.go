@@ -104,7 +104,13 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 		return Error(msg), nil
 	}
 	if len(body) == 0 {
-		return Text(fmt.Sprintf("HTTP %d %s (empty body)", status, http.StatusText(status))), nil
+		msg := fmt.Sprintf("HTTP %d %s (empty body)", status, http.StatusText(status))
+		if loc := header.Get("Location"); loc != "" {
+			// Where a created resource or a queued job is: often all the
+			// answer says (redacted: it may carry a token).
+			msg = fmt.Sprintf("HTTP %d %s (empty body; Location: %s)", status, http.StatusText(status), s.location(loc))
+		}
+		return Text(msg), nil
 	}
 	switch {
 	case kind == media.JSON || mediaType == "" && json.Valid(body):
@@ -139,6 +145,18 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 	default:
 		return s.blob(t.Name, mediaType, body), nil
 	}
+}
+
+// location is a Location header fit for the agent: at most 2 KiB of
+// visible UTF-8, known secrets redacted, and its query redacted by key as
+// a form is (token=..., api_key=...).
+func (s *Shaper) location(loc string) string {
+	loc = strings.Map(visible, strings.ToValidUTF8(truncateUTF8(loc, 2048), "\uFFFD"))
+	if path, query, ok := strings.Cut(loc, "?"); ok {
+		red, _ := s.Redactor.RedactBody("application/x-www-form-urlencoded", []byte(query))
+		loc = path + "?" + string(red)
+	}
+	return s.Redactor.RedactString(loc)
 }
 
 // parseContentType is the lower-case media type of a Content-Type header

@@ -30,7 +30,8 @@ const MetaKey = "mcpbridge/structuredContent"
 //     and the remainder goes if it validates;
 //   - otherwise (a scalar or array at the top, a text or binary answer, a
 //     remainder that still does not validate) structuredContent is {},
-//     provided the schema admits it, as every tolerant output schema does;
+//     provided the schema admits it, as every tolerant output schema does
+//     (an answer without a body is {} and nothing more: no drift);
 //   - with a strict schema that admits neither, there is none, and the
 //     result is an error result (isError), which strict clients accept
 //     without structuredContent, its text the whole answer and a reason.
@@ -47,7 +48,16 @@ func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty bo
 	reason, logged := "the answer is not JSON", false
 	switch {
 	case empty:
-		reason, logged = "the answer has no body", true // 204 and the like: no drift to report
+		// 201, 202, 204 and the like: a success with nothing to say, not
+		// drift; {} stands for it (the text says the status), not marked
+		// as a substitute, which would make it an error result for hosts
+		// that read structuredContent alone, and an agent retry a call
+		// that worked.
+		if out.Validate(map[string]any{}) == nil {
+			res.StructuredContent = json.RawMessage("{}")
+			return
+		}
+		reason, logged = "the answer has no body", true
 	case red != nil && t.Output.Fast().Valid(red):
 		// The common case, checked in one pass over the bytes: the answer
 		// conforms (Fast accepts only what the validator accepts).

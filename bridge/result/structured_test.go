@@ -125,8 +125,14 @@ func TestShapeStructured(t *testing.T) {
 			meta: map[string]any{"replaced": true, "reason": "the answer is not a JSON object"}},
 		{name: "text answer: {}", out: tolerant, header: http.Header{"Content-Type": {"text/plain"}}, body: "hello",
 			want: `{}`, meta: map[string]any{"replaced": true, "reason": "the answer is not JSON"}},
+		// No body is a success with nothing to say: {} is all of it, not a
+		// substitute (which hosts reading structuredContent alone would get
+		// as an error result).
 		{name: "no body: {}", out: tolerant, status: 204, body: "", text: "HTTP 204 No Content (empty body)",
-			want: `{}`, meta: map[string]any{"replaced": true, "reason": "the answer has no body"}},
+			want: `{}`, noMeta: true},
+		{name: "no body, Location: {}", out: tolerant, status: 202, header: http.Header{"Location": {"/jobs/7?token=sk-live-abc123xyz"}}, body: "",
+			text: "HTTP 202 Accepted (empty body; Location: /jobs/7?token=[REDACTED])", want: `{}`, noMeta: true},
+		{name: "strict: no body is an error result", out: strict, status: 204, body: "", text: "HTTP 204 No Content (empty body)", isError: true},
 		{name: "errors carry no structuredContent", out: tolerant, status: 404, body: `{"error":"nope"}`,
 			text: `upstream returned HTTP 404 Not Found: {"error":"nope"}`, isError: true},
 		{name: "no output schema: none", out: nil, body: `{"a":1}`},
