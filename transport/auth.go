@@ -16,6 +16,7 @@ import (
 // secret: "api-key:N" (the index of the matching key) or "jwt:ISS|SUB".
 type principal struct {
 	id      string
+	subject string    // a JWT's sub claim, whole; "" for API keys
 	expires time.Time // zero for API keys
 	scopes  []string
 }
@@ -168,8 +169,16 @@ func principalTokenInfo(ctx context.Context, _ string, r *http.Request) (*auth.T
 		return nil, auth.ErrInvalidToken // unreachable: bindPrincipal sets it
 	}
 	ti := &auth.TokenInfo{UserID: p.id, Expiration: p.expires, Scopes: p.scopes}
+	if r != nil || p.subject != "" {
+		ti.Extra = map[string]any{}
+	}
 	if r != nil {
-		ti.Extra = map[string]any{"remote": r.RemoteAddr}
+		ti.Extra["remote"] = r.RemoteAddr
+	}
+	if p.subject != "" {
+		// The subject as the token says it, not parsed back out of the
+		// id: a sub may hold '|' itself (Auth0's "auth0|123").
+		ti.Extra["sub"] = p.subject
 	}
 	return ti, nil
 }

@@ -299,9 +299,18 @@ func TestJWT(t *testing.T) {
 			cs := connect(t, m.transport(ms.URL, clientWithHeader("Authorization", "Bearer "+token)), "")
 			var got whoamiOut
 			callJSON(t, cs, "whoami", map[string]any{}, &got)
-			want := whoamiOut{SawHeader: true, User: "jwt:" + issuer + "|alice", Scopes: []string{"tools:call", "items:read"}}
+			want := whoamiOut{SawHeader: true, User: "jwt:" + issuer + "|alice", Subject: "alice", Scopes: []string{"tools:call", "items:read"}}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("%s: what the tool saw (-want +got):\n%s", m.name, diff)
+			}
+			// A subject holding '|' (Auth0's "provider|id") is passed
+			// whole: cut at its last '|', "evil|alice" would be alice.
+			token = jwks.sign(t, claims(func(c jwt.MapClaims) { c["sub"] = "evil|alice" }))
+			cs = connect(t, m.transport(ms.URL, clientWithHeader("Authorization", "Bearer "+token)), "")
+			got = whoamiOut{}
+			callJSON(t, cs, "whoami", map[string]any{}, &got)
+			if got.Subject != "evil|alice" || got.User != "jwt:"+issuer+"|evil|alice" {
+				t.Errorf("%s: subject %q, user %q; want evil|alice whole", m.name, got.Subject, got.User)
 			}
 		}
 	})

@@ -45,6 +45,7 @@ type whoamiOut struct {
 	SawAPIKey        bool     `json:"sawApiKey"`
 	SawHeader        bool     `json:"sawHeader,omitempty"` // RequestExtra.Header is set
 	User             string   `json:"user"`
+	Subject          string   `json:"subject,omitempty"` // TokenInfo.Extra["sub"]
 	Scopes           []string `json:"scopes,omitempty"`
 }
 
@@ -91,6 +92,7 @@ func newMCPServer(g *gate) *mcp.Server {
 				out.SawHeader = req.Extra.Header != nil
 				if req.Extra.TokenInfo != nil {
 					out.User = req.Extra.TokenInfo.UserID
+					out.Subject, _ = req.Extra.TokenInfo.Extra["sub"].(string)
 					out.Scopes = req.Extra.TokenInfo.Scopes
 				}
 			}

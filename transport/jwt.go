@@ -71,7 +71,7 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (principal, *aut
 		return principal{}, &authError{code: "invalid_token", desc: jwtErrorDescription(err)}
 	}
 	sub, _ := claims.GetSubject()
-	p := principal{id: "jwt:" + v.issuer + "|" + sub, scopes: scopes(claims)}
+	p := principal{id: "jwt:" + v.issuer + "|" + sub, subject: sub, scopes: scopes(claims)}
 	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
 		p.expires = exp.Time
 	}

@@ -355,11 +355,9 @@ func IdentityOf(ti *auth.TokenInfo, remote string) *bridge.Identity {
 	if ti != nil {
 		id.ID = ti.UserID
 		id.Scopes = ti.Scopes
-		if rest, ok := strings.CutPrefix(ti.UserID, "jwt:"); ok {
-			// "jwt:ISSUER|SUBJECT", as transport names a JWT caller.
-			if i := strings.LastIndexByte(rest, '|'); i >= 0 {
-				id.Subject = rest[i+1:]
-			}
+		if sub, ok := ti.Extra["sub"].(string); ok && strings.HasPrefix(ti.UserID, "jwt:") {
+			// A JWT caller's subject, whole (it may hold '|').
+			id.Subject = sub
 		}
 		if r, ok := ti.Extra["remote"].(string); ok {
 			id.Remote = r

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -410,5 +411,24 @@ func TestSyncOnSwap(t *testing.T) {
 	waitNote(t, notes)
 	if diff := cmp.Diff(map[string]string{"ping": ping}, listTools(t, cs)); diff != "" {
 		t.Errorf("degraded again tools/list (-want +got):\n%s", diff)
+	}
+}
+
+// TestIdentityOfJWTSubject: a JWT caller's subject is the token's sub
+// claim whole, as the transport passes it, never cut out of the user id
+// (where "evil|alice" would end as alice's and get alice's access).
+func TestIdentityOfJWTSubject(t *testing.T) {
+	for _, tc := range []struct {
+		ti   *auth.TokenInfo
+		want string
+	}{
+		{&auth.TokenInfo{UserID: "jwt:https://iss|evil|alice", Extra: map[string]any{"sub": "evil|alice"}}, "evil|alice"},
+		{&auth.TokenInfo{UserID: "jwt:https://iss|auth0|bob", Extra: map[string]any{"sub": "auth0|bob"}}, "auth0|bob"},
+		{&auth.TokenInfo{UserID: "jwt:https://iss|evil|alice"}, ""},
+		{&auth.TokenInfo{UserID: "api-key:0", Extra: map[string]any{"sub": "alice"}}, ""},
+	} {
+		if got := mcpx.IdentityOf(tc.ti, "").Subject; got != tc.want {
+			t.Errorf("IdentityOf(%v).Subject = %q, want %q", tc.ti, got, tc.want)
+		}
 	}
 }
