@@ -2,9 +2,10 @@ package transport
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"sync"
+
+	"github.com/mcpbridge/mcpbridge/transport/clientaddr"
 )
 
 // codeLimitExceeded is the JSON-RPC error code (in the range JSON-RPC 2.0
@@ -71,9 +72,5 @@ func identity(r *http.Request) string {
 	if p, ok := principalFrom(r.Context()); ok {
 		return p.id
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "addr:" + host
+	return "addr:" + clientaddr.Bucket(r.RemoteAddr) // an IPv6 caller by its /64
 }

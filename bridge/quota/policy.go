@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"slices"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/transport/clientaddr"
 )
 
 // Anonymous is the bucket of callers with neither an identity nor a known
@@ -114,16 +114,17 @@ func (p Policy) LimitFor(id *bridge.Identity) Limit {
 // BucketKey is what a caller's calls are counted against: Identity.Key()
 // (the ID when authenticated), except that an unauthenticated caller's
 // remote address counts without its port, so that opening new connections
-// does not buy a fresh quota, and a caller with neither shares the
-// "anonymous" bucket.
+// does not buy a fresh quota, and for IPv6 as its /64 network, so that
+// cycling through a host's addresses does not either (clientaddr.Bucket);
+// a caller with neither shares the "anonymous" bucket.
 func BucketKey(id *bridge.Identity) string {
 	k := id.Key()
 	if k == "" {
 		return Anonymous
 	}
 	if id.ID == "" {
-		if host, _, err := net.SplitHostPort(k); err == nil && host != "" {
-			return host
+		if b := clientaddr.Bucket(k); b != "" {
+			return b
 		}
 	}
 	return k

@@ -22,7 +22,10 @@ func TestBucketKey(t *testing.T) {
 		{&bridge.Identity{ID: "api-key:0", Remote: "10.0.0.1:5000"}, "api-key:0"},
 		{&bridge.Identity{ID: "jwt:https://iss|alice", Subject: "alice"}, "jwt:https://iss|alice"},
 		{&bridge.Identity{Remote: "10.0.0.1:5000"}, "10.0.0.1"},
-		{&bridge.Identity{Remote: "[2001:db8::1]:443"}, "2001:db8::1"},
+		// IPv6 by its /64: one host's many addresses are one caller.
+		{&bridge.Identity{Remote: "[2001:db8::1]:443"}, "2001:db8::/64"},
+		{&bridge.Identity{Remote: "[2001:db8::9:8:7:6]:443"}, "2001:db8::/64"},
+		{&bridge.Identity{Remote: "[2001:db8:0:1::1]:443"}, "2001:db8:0:1::/64"},
 		{&bridge.Identity{Remote: "10.0.0.1"}, "10.0.0.1"},
 		{&bridge.Identity{Remote: "@"}, "@"},
 	} {

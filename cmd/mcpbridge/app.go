@@ -218,11 +218,15 @@ func (a *app) middlewares() ([]bridge.Middleware, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Access before quota: a tool hidden from the caller is refused as an
+	// unknown one whatever the caller's quota (quota first, an exhausted
+	// caller would learn which hidden names exist by the refusal, and the
+	// metrics would count them by name).
+	mws = append(mws, bridge.Access())
 	if qm != nil {
 		mws = append(mws, qm)
 	}
-	mws = append(mws, bridge.Access(),
-		limit.Concurrency(limit.Options{MaxInFlight: a.cfg.MaxConcurrency, MaxQueue: maxQueue}))
+	mws = append(mws, limit.Concurrency(limit.Options{MaxInFlight: a.cfg.MaxConcurrency, MaxQueue: maxQueue}))
 	return mws, nil
 }
 

@@ -271,3 +271,61 @@ func TestHTTPStatelessDisconnectCancels(t *testing.T) {
 		t.Fatal("the upstream request was not cancelled when the client went away")
 	}
 }
+
+// TestHiddenToolOverQuota: a caller over its quota cannot tell a tool
+// hidden from it (allow list) from one that does not exist, and the
+// metrics do not count the hidden one by name (access comes before the
+// quota in the chain).
+func TestHiddenToolOverQuota(t *testing.T) {
+	rec := newRecorder(t)
+	wl := filepath.Join(t.TempDir(), "wl.yaml")
+	if err := os.WriteFile(wl, []byte("tools:\n  - operationId: getItem\n  - operationId: getSecrets\n    allow: {keys: [\"api-key:0\"]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := startHTTPBridge(t, "serve", "--spec", "testdata/e2e.yaml", "--whitelist", wl,
+		"--upstream", rec.srv.URL+"/api", "--api-key", "key-zero-1", "--api-key", "key-one-1", "--quota", "1/1h")
+	hc := &http.Client{Transport: bearer{"key-one-1", http.DefaultTransport}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(),
+		&mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "getItem", Arguments: map[string]any{"itemId": "x"}}); err != nil || res.IsError {
+		t.Fatalf("first call: %v %+v", err, res)
+	}
+	answer := func(name string) string {
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+		if err != nil {
+			return strings.ReplaceAll(err.Error(), name, "NAME")
+		}
+		b, _ := json.Marshal(res)
+		return strings.ReplaceAll(string(b), name, "NAME")
+	}
+	hidden, missing := answer("getSecrets"), answer("noSuchTool")
+	if hidden != missing {
+		t.Errorf("over quota, a hidden tool answers\n%s\nand a missing one\n%s", hidden, missing)
+	}
+	if strings.Contains(hidden, "rate limit") {
+		t.Errorf("the hidden tool's answer speaks of the quota: %s", hidden)
+	}
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if strings.Contains(string(body), `tool="getSecrets"`) {
+		t.Errorf("metrics name the hidden tool:\n%s", grepLines(string(body), "getSecrets"))
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
