@@ -46,8 +46,10 @@ type Options struct {
 	// Identity tells who calls; nil means nobody is known (an anonymous
 	// caller identified by its remote address).
 	Identity func(*http.Request) *bridge.Identity
-	// Visible, when set, decides whether a caller may see and call a
-	// tool (per-tool access control); nil allows every tool.
+	// Visible, when set, decides whether a caller sees a tool in the list
+	// (per-tool access control); nil shows every tool. Calls are refused
+	// by the runtime's chain (bridge.Access), where the refusal is counted,
+	// and answered here as for a missing tool.
 	Visible func(id *bridge.Identity, t *bridge.Tool) bool
 	// Log receives failures to write answers; nil means none.
 	Log *zap.Logger
@@ -154,10 +156,14 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 // run calls c, mapping the outcome to an HTTP status. A nil outcome means
 // the call did not happen; msg says why.
 func (h *handler) run(ctx context.Context, c *bridge.Call) (out *bridge.Outcome, status int, msg string) {
-	if t, ok := h.rt.Catalog().Lookup(c.Tool); !ok || !h.visible(c.Caller, t) {
-		// A tool the caller may not see is as unknown as a missing one.
+	t, ok := h.rt.Catalog().Lookup(c.Tool)
+	if !ok {
 		return nil, http.StatusNotFound, fmt.Sprintf("unknown tool %q", c.Tool)
 	}
+	// A tool the caller may not see goes through the chain all the same,
+	// so that the access middleware refuses it and the refusal is counted
+	// and logged (as "denied", under tool "other") like one over MCP; the
+	// caller then gets what a missing tool gets.
 	out, err := h.rt.Call(ctx, c)
 	switch {
 	case errors.Is(err, bridge.ErrUnknownTool):
@@ -170,7 +176,13 @@ func (h *handler) run(ctx context.Context, c *bridge.Call) (out *bridge.Outcome,
 	case bridge.RateLimited, bridge.Busy:
 		return out, http.StatusTooManyRequests, ""
 	case bridge.Denied:
-		return out, http.StatusForbidden, ""
+		if t.Builtin() {
+			// call_operation naming an operation hidden from the caller:
+			// its result already reads as for one that does not exist,
+			// and so must its status.
+			return out, http.StatusOK, ""
+		}
+		return nil, http.StatusNotFound, fmt.Sprintf("unknown tool %q", c.Tool)
 	}
 	return out, http.StatusOK, ""
 }

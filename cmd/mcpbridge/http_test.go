@@ -329,3 +329,52 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestRESTHiddenTool: over the REST facade, a tool hidden from the caller
+// answers 404 like a missing one, call_operation naming a hidden operation
+// answers 200 like one naming a missing operation, and both refusals are
+// counted as denied (under tool "other") as over MCP.
+func TestRESTHiddenTool(t *testing.T) {
+	rec := newRecorder(t)
+	wl := filepath.Join(t.TempDir(), "wl.yaml")
+	if err := os.WriteFile(wl, []byte("tools:\n  - operationId: getItem\n  - operationId: getSecrets\n    allow: {keys: [\"api-key:0\"]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	post := func(base, path, body string) (int, string) {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer key-one-1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, mode := range []string{"all", "dynamic"} {
+		base := startHTTPBridge(t, "serve", "--spec", "testdata/e2e.yaml", "--whitelist", wl, "--rest", "--tools", mode,
+			"--upstream", rec.srv.URL+"/api", "--api-key", "key-zero-1", "--api-key", "key-one-1")
+		if mode == "all" {
+			hs, hb := post(base, "/api/tools/getSecrets", `{}`)
+			ms, mb := post(base, "/api/tools/noSuchTool", `{}`)
+			if hs != 404 || ms != 404 || strings.ReplaceAll(hb, "getSecrets", "X") != strings.ReplaceAll(mb, "noSuchTool", "X") {
+				t.Errorf("hidden tool: %d %s; missing tool: %d %s; want the same 404", hs, hb, ms, mb)
+			}
+		} else {
+			hs, hb := post(base, "/api/tools/call_operation", `{"name":"getSecrets","arguments":{}}`)
+			ms, mb := post(base, "/api/tools/call_operation", `{"name":"noSuchOp","arguments":{}}`)
+			if hs != ms || strings.ReplaceAll(hb, "getSecrets", "X") != strings.ReplaceAll(mb, "noSuchOp", "X") {
+				t.Errorf("hidden operation: %d %s; missing one: %d %s; want the same answer", hs, hb, ms, mb)
+			}
+		}
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), `mcpbridge_tool_calls_total{outcome="denied",tool="other"} 1`) {
+			t.Errorf("%s: the REST refusal is not counted as denied:\n%s", mode, grepLines(string(body), "tool_calls_total"))
+		}
+	}
+}
