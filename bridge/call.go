@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,7 +137,15 @@ func (c *Catalog) sendError(ctx context.Context, t *Tool, err error, out *Outcom
 	case errors.Is(err, context.Canceled):
 		return fmt.Errorf("%w: the call was cancelled", ErrUpstreamUnavailable)
 	}
-	c.log.Warn("upstream request failed", zap.String("tool", t.def.Name), zap.String("error", c.redactor.RedactString(err.Error())))
+	// A *url.Error quotes the request's URL, whose path and query carry
+	// the call's arguments: logged without it (--log-arguments governs
+	// argument values), the operation standing for the URL.
+	detail := err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		detail = ue.Err
+	}
+	c.log.Warn("upstream request failed", zap.String("tool", t.def.Name), zap.String("op", t.plan.Label), zap.String("error", c.redactor.RedactString(detail.Error())))
 	return fmt.Errorf("%w: %s", ErrUpstreamUnavailable, upstream.FailureKind(err))
 }
 

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/upstream"
@@ -201,5 +203,43 @@ paths:
 	}
 	if strings.Contains(in, `"Cookie"`) || !strings.Contains(in, `"theme"`) {
 		t.Errorf("both: input schema %s; want theme and no Cookie", in)
+	}
+}
+
+// TestTransportErrorLogHasNoArguments: a failed upstream request is
+// logged without its URL, whose path and query carry argument values
+// (those are logged only with --log-arguments, by the usage record).
+func TestTransportErrorLogHasNoArguments(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close() // EOF before any answer
+		}
+	}()
+	core, logs := observer.New(zap.InfoLevel)
+	rt := bridge.NewRuntime(specCatalog(t, encodingSpec, bridge.Options{BaseURL: "http://" + ln.Addr().String(), Client: &http.Client{}, Logger: zap.New(core)}))
+	out, err := rt.Call(t.Context(), &bridge.Call{Tool: "getThing", Args: []byte(`{"q":"jane.doe@example.com"}`)})
+	if err != nil || out.Kind != bridge.Unavailable {
+		t.Fatalf("%v %+v", err, out)
+	}
+	entries := logs.FilterMessage("upstream request failed").All()
+	if len(entries) != 1 {
+		t.Fatalf("%d log entries, want 1", len(entries))
+	}
+	for k, v := range entries[0].ContextMap() {
+		if s, _ := v.(string); strings.Contains(s, "jane.doe") {
+			t.Errorf("log field %s = %q holds an argument value", k, s)
+		}
+	}
+	if op := entries[0].ContextMap()["op"]; op != "GET /thing" {
+		t.Errorf("op = %v, want GET /thing", op)
 	}
 }

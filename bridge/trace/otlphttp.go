@@ -317,10 +317,16 @@ func (e *otlpExporter) send(ctx context.Context, body []byte) (retry bool, wait 
 	resp, err := e.client.Do(req)
 	if err != nil {
 		// A connection refused or reset, a timeout: the collector may be
-		// restarting. A certificate it will not accept stays refused. The
-		// error names the URL, which http.Client strips of a password.
+		// restarting. A certificate it will not accept stays refused.
+		// The error names the endpoint as e.target does (the URL's query
+		// may hold a token); the url.Error itself would quote it whole.
 		var cert *tls.CertificateVerificationError
-		return ctx.Err() == nil && !errors.As(err, &cert), 0, fmt.Errorf("OTLP export: %w", err)
+		retry := ctx.Err() == nil && !errors.As(err, &cert)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return retry, 0, fmt.Errorf("OTLP export to %s: %w", e.target, err)
 	}
 	defer resp.Body.Close()
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))

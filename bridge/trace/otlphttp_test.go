@@ -568,3 +568,20 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestOTLPConnectionErrorHidesQuery: a collector that cannot be reached
+// is named without the endpoint's query (which may hold a token), as the
+// other failures name it.
+func TestOTLPConnectionErrorHidesQuery(t *testing.T) {
+	const token = "Zq83kdLmPq02xTok"
+	setOTLPEnv(t, "")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://127.0.0.1:1/v1/traces?dd="+token)
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "300")
+	err := newExporter(t).ExportSpans(t.Context(), tracetest.SpanStubs{stubSpan("s", sid1, resource.Empty(), "t")}.Snapshots())
+	if err == nil {
+		t.Fatal("no error from an unreachable collector")
+	}
+	if msg := err.Error(); strings.Contains(msg, token) || !strings.Contains(msg, "127.0.0.1:1") {
+		t.Errorf("error %q: want the endpoint without its query", msg)
+	}
+}
