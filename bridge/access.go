@@ -52,6 +52,17 @@ func Access() Middleware {
 	}
 }
 
+// SameAccess reports whether a and b admit the same callers: a tool whose
+// access list changed is listed to a different set of callers, who are to
+// be told (list_changed) like those of a changed definition.
+func SameAccess(a, b *Tool) bool {
+	x, y := a.allow, b.allow
+	if x == nil || y == nil {
+		return x == nil && y == nil
+	}
+	return slices.Equal(x.Keys, y.Keys) && slices.Equal(x.Subjects, y.Subjects) && slices.Equal(x.Scopes, y.Scopes)
+}
+
 // allowOf copies an entry's access list for a tool.
 func allowOf(a *whitelist.Allow) *whitelist.Allow {
 	if a == nil {

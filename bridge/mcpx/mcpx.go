@@ -197,7 +197,8 @@ func (s *Server) addStubbed(def *mcp.Tool, stub *jsonschema.Schema) (ok bool) {
 	return true
 }
 
-// Sync makes the server list exactly cat's listed tools: new and changed ones are
+// Sync makes the server list exactly cat's listed tools: new and changed ones
+// (in their definition or in who may see them) are
 // added (a copy of their definition), vanished ones removed; unchanged ones
 // are left alone. It reports the counts. go-sdk debounces the resulting
 // list_changed notifications into one per burst.
@@ -212,7 +213,7 @@ func (s *Server) Sync(cat *bridge.Catalog) (added, changed, removed int) {
 		switch {
 		case !ok:
 			added++
-		case bridge.SameDefinition(prev, t):
+		case bridge.SameDefinition(prev, t) && bridge.SameAccess(prev, t):
 			continue
 		default:
 			changed++

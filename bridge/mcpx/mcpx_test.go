@@ -73,6 +73,29 @@ func catalog(t *testing.T, src string, up *httptest.Server, descriptions map[str
 	return cat
 }
 
+// catalogAllow is catalog with the given access lists by operationId.
+func catalogAllow(t *testing.T, src string, up *httptest.Server, allow map[string]*whitelist.Allow) *bridge.Catalog {
+	t.Helper()
+	res, err := specloader.LoadData(t.Context(), []byte(src), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ops {
+		if ops[i].Op != nil {
+			ops[i].Allow = allow[ops[i].Op.OperationID]
+		}
+	}
+	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
 // seen is what the recording middleware saw of one call.
 type seen struct {
 	Tool      string
@@ -314,6 +337,18 @@ func TestSync(t *testing.T) {
 			name: "added, changed and removed at once",
 			cat:  catalog(t, spec(alpha, delta), up, nil),
 			want: counts{Added: 1, Changed: 1, Removed: 1},
+			list: map[string]string{"alpha": "Alpha", "delta": "Delta", "ping": ping},
+		},
+		{
+			// The definition is the same, but other callers see it now.
+			name: "access list changed",
+			cat:  catalogAllow(t, spec(alpha, delta), up, map[string]*whitelist.Allow{"alpha": {Keys: []string{"api-key:1"}}}),
+			want: counts{Changed: 1},
+			list: map[string]string{"alpha": "Alpha", "delta": "Delta", "ping": ping},
+		},
+		{
+			name: "access list the same, new catalog",
+			cat:  catalogAllow(t, spec(alpha, delta), up, map[string]*whitelist.Allow{"alpha": {Keys: []string{"api-key:1"}}}),
 			list: map[string]string{"alpha": "Alpha", "delta": "Delta", "ping": ping},
 		},
 	}
