@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -28,6 +29,9 @@ type StdioOptions struct {
 	// 0 means 64. A deeper message is answered with -32600 before go-sdk
 	// decodes it.
 	MaxJSONDepth int
+	// ShutdownTimeout bounds how long the calls in flight when ctx is done
+	// get to finish and be answered; 0 means 15s.
+	ShutdownTimeout time.Duration
 }
 
 func (o StdioOptions) withDefaults() StdioOptions {
@@ -36,6 +40,9 @@ func (o StdioOptions) withDefaults() StdioOptions {
 	}
 	if o.MaxJSONDepth == 0 {
 		o.MaxJSONDepth = DefaultMaxJSONDepth
+	}
+	if o.ShutdownTimeout == 0 {
+		o.ShutdownTimeout = 15 * time.Second
 	}
 	return o
 }
@@ -48,6 +55,9 @@ func (o StdioOptions) validate() error {
 	if o.MaxJSONDepth < 0 {
 		errs = append(errs, fmt.Errorf("MaxJSONDepth is negative (%d)", o.MaxJSONDepth))
 	}
+	if o.ShutdownTimeout < 0 {
+		errs = append(errs, fmt.Errorf("ShutdownTimeout is negative (%s)", o.ShutdownTimeout))
+	}
 	return errors.Join(errs...)
 }
 
@@ -59,8 +69,10 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.ReadCloser, out io.Wri
 // ServeStdioWithOptions serves s as a single MCP session over
 // newline-delimited JSON-RPC on in and out (stdioTransport), until the
 // client closes in or ctx is done. Both end the session cleanly and return
-// nil; any other failure is returned. When the client closes in, requests it
-// already sent are answered first.
+// nil; any other failure is returned. Either way, requests already read are
+// answered first (when ctx is done, for at most ShutdownTimeout: a signal
+// stops reading, not the calls in flight, whose answers the client waits
+// for, and which may have changed something upstream).
 //
 // Each line is checked before go-sdk decodes it (see frameReader): a line
 // that is not a single valid JSON-RPC message (not JSON, truncated, a
@@ -83,12 +95,22 @@ func ServeStdioWithOptions(ctx context.Context, s *mcp.Server, in io.ReadCloser,
 	// Results handed off (transport/handoff) are written by stdioConn
 	// as they are, without go-sdk's second encoding.
 	taker := handoff.NewTaker()
-	err := s.Run(handoff.WithTaker(ctx, taker), &stdioTransport{in: newFrameReader(in, w, d, o, log), out: d.writer(w), taker: taker})
+	// The session runs on a context the caller's cancellation does not
+	// reach: that only closes stop, and the transport drains.
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stopped := context.AfterFunc(ctx, func() {
+		// Past the grace period the session is cut, calls and all.
+		time.AfterFunc(o.ShutdownTimeout+time.Second, cancel)
+	})
+	defer stopped()
+	err := s.Run(handoff.WithTaker(runCtx, taker), &stdioTransport{in: newFrameReader(in, w, d, o, log), out: d.writer(w), taker: taker,
+		stop: ctx.Done(), grace: o.ShutdownTimeout})
 	switch {
 	case err == nil:
 		return nil
-	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		return nil // cancelled by the caller: a clean stop
+	case runCtx.Err() != nil && errors.Is(err, runCtx.Err()):
+		return nil // cut after the grace period: a stop all the same
 	case errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
 		return nil // the client went away
 	default:

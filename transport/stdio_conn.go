@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,10 +33,14 @@ type stdioTransport struct {
 	in    *frameReader
 	out   io.WriteCloser // the drain's writer over the synchronised stdout
 	taker *handoff.Taker // results handed off past go-sdk's encoding (nil: none)
+	// stop, once closed, ends the session as end-of-input does: no more
+	// requests are read, those read are answered (for at most grace).
+	stop  <-chan struct{}
+	grace time.Duration
 }
 
 func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &stdioConn{in: t.in, out: t.out, taker: t.taker, incoming: make(chan readResult), closed: make(chan struct{})}
+	c := &stdioConn{in: t.in, out: t.out, taker: t.taker, stop: t.stop, grace: t.grace, incoming: make(chan readResult), closed: make(chan struct{})}
 	go c.readLoop()
 	return c, nil
 }
@@ -52,6 +57,8 @@ type stdioConn struct {
 	in       *frameReader
 	out      io.WriteCloser
 	taker    *handoff.Taker
+	stop     <-chan struct{}
+	grace    time.Duration
 	incoming chan readResult
 
 	closeOnce sync.Once
@@ -83,6 +90,12 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case r := <-c.incoming:
 		return r.msg, r.err
 	case <-c.closed:
+		return nil, io.EOF
+	case <-c.stop:
+		// A signal: read nothing more, answer what was asked (each call
+		// has its own deadline; grace bounds the wait), then end as at
+		// end-of-input. A message read meanwhile is not handed over.
+		c.in.drain.wait(c.grace)
 		return nil, io.EOF
 	}
 }

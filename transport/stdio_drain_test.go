@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -77,5 +79,83 @@ func TestServeStdioAnswersBeforeEOF(t *testing.T) {
 		if !ids[id] {
 			t.Errorf("no response to request %v; output:\n%s", id, out.String())
 		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestServeStdioAnswersOnSignal: when ctx is done (SIGTERM) with a call in
+// flight and stdin still open, the call finishes and its answer is written
+// before ServeStdio returns; past ShutdownTimeout the session is cut.
+func TestServeStdioAnswersOnSignal(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		grace   time.Duration
+		release bool // the call finishes within the grace period
+	}{
+		{"finishes", 5 * time.Second, true},
+		{"cut after the grace period", 200 * time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+			started, release := make(chan struct{}), make(chan struct{})
+			s.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					close(started)
+					select {
+					case <-release:
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+				})
+			inR, inW := io.Pipe()
+			defer inW.Close() // stdin stays open until the end: a host that sent SIGTERM
+			var out syncBuffer
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() {
+				done <- transport.ServeStdioWithOptions(ctx, s, inR, nopWC{&out}, transport.StdioOptions{ShutdownTimeout: tc.grace}, nil)
+			}()
+			go io.WriteString(inW, strings.Join([]string{
+				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`,
+			}, "\n")+"\n")
+			<-started
+			cancel() // the signal
+			if tc.release {
+				time.Sleep(50 * time.Millisecond)
+				close(release)
+			}
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("ServeStdioWithOptions: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("ServeStdioWithOptions did not return")
+			}
+			answered := strings.Contains(out.String(), `"id":2,"result"`)
+			if answered != tc.release {
+				t.Errorf("call answered: %v, want %v; output:\n%s", answered, tc.release, out.String())
+			}
+		})
 	}
 }

@@ -435,7 +435,7 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 	in, out, restore := transport.PollableStdio(a.stdin, a.stdout)
 	defer restore()
 	return transport.ServeStdioWithOptions(ctx, srv.MCP(), io.NopCloser(in), nopWriteCloser{out},
-		transport.StdioOptions{MaxMessageBytes: a.cfg.MaxMessageBytes, MaxJSONDepth: a.cfg.MaxJSONDepth}, a.log)
+		transport.StdioOptions{MaxMessageBytes: a.cfg.MaxMessageBytes, MaxJSONDepth: a.cfg.MaxJSONDepth, ShutdownTimeout: a.cfg.ShutdownTimeout}, a.log)
 }
 
 func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOptions, error) {

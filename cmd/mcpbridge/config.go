@@ -236,7 +236,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Bool("no-auth", false, "HTTP: disable inbound auth explicitly")
 	fs.Int64("max-body-bytes", 4<<20, "HTTP: request body limit")
 	fs.Duration("keepalive", 30*time.Second, "HTTP: SSE keepalive comment interval")
-	fs.Duration("shutdown-timeout", 15*time.Second, "HTTP: time in-flight calls get to finish on shutdown")
+	fs.Duration("shutdown-timeout", 15*time.Second, "time in-flight calls get to finish and be answered on SIGTERM/SIGINT (HTTP and stdio)")
 	fs.String("args", "", "call: the tool's arguments as a JSON object")
 	fs.Bool("json", false, "tools: print the tools/list array as JSON")
 	fs.Bool("stats", false, "tools: print operation, tool, skip and payload statistics")
