@@ -467,3 +467,70 @@ func TestIdentityOfJWTSubject(t *testing.T) {
 		}
 	}
 }
+
+// TestLogMessagesOnlyWhenAsked: a call's steps go out as log messages only
+// to a client that set a level; a stateless HTTP request, whose session
+// cannot have been told a level (go-sdk gives it "info" nonetheless), gets
+// none unless its own _meta asks.
+func TestLogMessagesOnlyWhenAsked(t *testing.T) {
+	up := newUpstream(t)
+	for _, tc := range []struct {
+		name     string
+		stateful bool
+		setLevel bool
+		want     bool
+		version  string
+	}{
+		{"stateless", false, false, false, ""},
+		{"stateless, 2025-11-25", false, false, false, "2025-11-25"},
+		{"stateless, 2025-06-18", false, false, false, "2025-06-18"},
+		{"stateful, no level", true, false, false, "2025-11-25"},
+		{"stateful, level info", true, true, true, "2025-11-25"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := mcpx.New(bridge.NewRuntime(catalog(t, spec(op{"alpha", "Alpha"}), up, nil)), mcpx.Options{Version: "test"}).MCP()
+			h, err := transport.NewHTTPHandler(srv, transport.HTTPOptions{NoAuth: true, Stateful: tc.stateful}, zap.NewNop())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(h)
+			defer ts.Close()
+			var mu sync.Mutex
+			var msgs int
+			opts := &mcp.ClientOptions{LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) {
+				mu.Lock()
+				msgs++
+				mu.Unlock()
+			}}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "test"}, opts).Connect(t.Context(),
+				&mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if tc.setLevel {
+				if err := cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range 3 {
+				if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "alpha", Arguments: map[string]any{}}); err != nil || res.IsError {
+					t.Fatalf("CallTool: %+v %v", res, err)
+				}
+			}
+			deadline := time.Now().Add(2 * time.Second)
+			for {
+				mu.Lock()
+				n := msgs
+				mu.Unlock()
+				if (n > 0) == tc.want || time.Now().After(deadline) {
+					if (n > 0) != tc.want {
+						t.Errorf("%d log messages; want some: %v", n, tc.want)
+					}
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}

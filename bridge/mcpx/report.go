@@ -15,6 +15,7 @@ import (
 type reporter struct {
 	session *mcp.ServerSession
 	token   any
+	logs    bool // the client may have asked for log messages
 	log     *zap.Logger
 }
 
@@ -22,9 +23,23 @@ func newReporter(req *mcp.CallToolRequest, log *zap.Logger) *reporter {
 	if req == nil || req.Session == nil {
 		return nil
 	}
-	r := &reporter{session: req.Session, log: log}
+	r := &reporter{session: req.Session, log: log, logs: true}
 	if req.Params != nil {
 		r.token = req.Params.GetProgressToken()
+	}
+	if req.Extra != nil && req.Extra.Header != nil && req.Extra.Header.Get("Mcp-Session-Id") == "" {
+		// Stateless HTTP: no logging/setLevel can reach this call's
+		// session (each request has its own), yet go-sdk gives such a
+		// session the level "info" for revisions before 2026-07-28, which
+		// would send every call's steps to a client that never asked. Only
+		// a level in the request's own _meta counts here.
+		r.logs = false
+		if req.Params != nil {
+			_, r.logs = req.Params.GetMeta()[mcp.MetaKeyLogLevel]
+		}
+	}
+	if r.token == nil && !r.logs {
+		return nil
 	}
 	return r
 }
@@ -37,6 +52,9 @@ func (r *reporter) Step(ctx context.Context, n, total int, msg string) {
 		}); err != nil {
 			r.log.Debug("progress notification not sent", zap.Error(err))
 		}
+	}
+	if !r.logs {
+		return
 	}
 	if err := r.session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "mcpbridge", Data: msg}); err != nil {
 		r.log.Debug("log notification not sent", zap.Error(err))
