@@ -25,6 +25,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,10 +124,17 @@ type errTooLarge struct{ max int64 }
 
 func (e errTooLarge) Error() string { return fmt.Sprintf("body larger than %d bytes", e.max) }
 
+// errBodyTimeout is a body that did not arrive within the server's read
+// timeout (--read-timeout).
+var errBodyTimeout = errors.New("the request body did not arrive in time")
+
 // bodyStatus is the status for an error of readObject.
 func bodyStatus(err error) int {
 	if errors.As(err, new(errTooLarge)) {
 		return http.StatusRequestEntityTooLarge
+	}
+	if errors.Is(err, errBodyTimeout) {
+		return http.StatusRequestTimeout // as on /mcp
 	}
 	return http.StatusBadRequest
 }
@@ -304,6 +312,10 @@ func (h *handler) readObject(w http.ResponseWriter, r *http.Request) (json.RawMe
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, errTooLarge{h.o.MaxBodyBytes}
+		}
+		w.Header().Set("Connection", "close") // the rest of the body is still on the wire
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, errBodyTimeout
 		}
 		return nil, fmt.Errorf("reading body: %w", err)
 	}

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -375,6 +377,31 @@ func TestRESTHiddenTool(t *testing.T) {
 		resp.Body.Close()
 		if !strings.Contains(string(body), `mcpbridge_tool_calls_total{outcome="denied",tool="other"} 1`) {
 			t.Errorf("%s: the REST refusal is not counted as denied:\n%s", mode, grepLines(string(body), "tool_calls_total"))
+		}
+	}
+}
+
+// TestRESTBodyTimeout: a REST body that does not arrive within
+// --read-timeout is answered 408, as on /mcp, not 400.
+func TestRESTBodyTimeout(t *testing.T) {
+	rec := newRecorder(t)
+	base := startHTTPBridge(t, "serve", "--spec", "testdata/e2e.yaml", "--whitelist", "testdata/e2e-whitelist.yaml", "--rest",
+		"--upstream", rec.srv.URL+"/api", "--no-auth", "--read-timeout", "300ms")
+	for _, path := range []string{"/api/tools/getItem", "/mcp"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{\"itemId\":", path, strings.TrimPrefix(base, "http://"))
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		resp.Body.Close()
+		conn.Close()
+		if resp.StatusCode != http.StatusRequestTimeout {
+			t.Errorf("%s: a body that stops: %d, want 408", path, resp.StatusCode)
 		}
 	}
 }
