@@ -24,6 +24,7 @@ paths:
         - {name: amount, in: query, schema: {type: number}}
         - {name: ids, in: query, schema: {type: array, items: {type: integer}}}
         - {name: limit, in: query, schema: {type: integer, minimum: 1}}
+        - {name: fee, in: query, schema: {type: number, multipleOf: 0.01}}
       requestBody:
         content:
           application/json:
@@ -70,6 +71,9 @@ func TestNumbersSentAsWritten(t *testing.T) {
 			"/ledger/42?amount=12.5&limit=3", ""},
 		{"exponent", `{"account":1,"amount":1.5e3}`,
 			"/ledger/1?amount=1500", ""},
+		// 19.99 / 0.01 is 1998.9999999999998 in floating point.
+		{"decimal multipleOf", `{"account":1,"fee":19.99}`,
+			"/ledger/1?fee=19.99", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := rt.Call(t.Context(), &bridge.Call{Tool: "post", Args: []byte(tc.args)})

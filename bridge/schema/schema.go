@@ -354,7 +354,7 @@ func (c *Converter) body(s *openapi3.Schema, hint string) *jsonschema.Schema {
 	}
 	out.Examples = append(out.Examples, s.Examples...)
 
-	c.number(s, out)
+	c.number(s, out, &notes)
 	out.MinLength = intPtr(s.MinLength)
 	out.MaxLength = uintPtr(s.MaxLength)
 	if s.Pattern != "" {
@@ -429,7 +429,7 @@ func (c *Converter) types(s *openapi3.Schema, out *jsonschema.Schema, notes *[]s
 // convNumber maps the numeric bounds. OpenAPI 3.0 (and Swagger 2.0) write
 // exclusiveMinimum/Maximum as booleans modifying minimum/maximum; 2020-12 and
 // OpenAPI 3.1 write the bound itself.
-func (c *Converter) number(s *openapi3.Schema, out *jsonschema.Schema) {
+func (c *Converter) number(s *openapi3.Schema, out *jsonschema.Schema, notes *[]string) {
 	out.Minimum, out.Maximum = floatPtr(s.Min), floatPtr(s.Max)
 	switch {
 	case s.ExclusiveMin.Value != nil:
@@ -443,8 +443,18 @@ func (c *Converter) number(s *openapi3.Schema, out *jsonschema.Schema) {
 	case s.ExclusiveMax.IsTrue() && s.Max != nil:
 		out.ExclusiveMaximum, out.Maximum = out.Maximum, nil
 	}
-	if s.MultipleOf != nil && *s.MultipleOf > 0 {
-		out.MultipleOf = floatPtr(s.MultipleOf)
+	if m := s.MultipleOf; m != nil && *m > 0 {
+		if x := *m * 1024; x == math.Trunc(x) {
+			// An integer, or a fraction binary floating point holds
+			// exactly (0.5, 0.25): division checks it right.
+			out.MultipleOf = floatPtr(m)
+		} else {
+			// A fraction such as 0.01 has no exact binary value, and
+			// validators that divide in floating point (jsonschema-go's,
+			// Ajv's) refuse 19.99 as a multiple of 0.01: the constraint
+			// is said, not enforced; the upstream decides.
+			*notes = append(*notes, "Must be a multiple of "+strconv.FormatFloat(*m, 'g', -1, 64)+" (not checked by this bridge).")
+		}
 	}
 }
 

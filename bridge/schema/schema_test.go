@@ -127,6 +127,22 @@ func TestSchemaConvert(t *testing.T) {
 			         "Y": {"type": "integer", "exclusiveMaximum": 5}}`,
 		},
 		{
+			// 19.99 is a multiple of 0.01, but not by floating-point
+			// division, which jsonschema-go and Ajv use: said, not kept.
+			name: "a decimal multipleOf is a note",
+			schemas: `
+    Money:
+      type: number
+      multipleOf: 0.01
+    Step:
+      type: integer
+      multipleOf: 5
+`,
+			convert: []string{"Money", "Step"},
+			want: `{"Money": {"type": "number", "description": "Must be a multiple of 0.01 (not checked by this bridge)."},
+			         "Step": {"type": "integer", "multipleOf": 5}}`,
+		},
+		{
 			name:    "3.1 numeric exclusive bounds kept",
 			version: "3.1.0",
 			schemas: `
