@@ -77,6 +77,7 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 		mediaType, params = safe, nil
 	}
 	kind := media.Classify(mediaType)
+	body = utf8Body(kind, mediaType, params, body) // charset.go
 
 	if status >= 300 && status < 400 {
 		// A redirect the client did not follow (another origin, or too

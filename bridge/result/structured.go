@@ -3,6 +3,8 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,8 +66,8 @@ func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty bo
 		res.StructuredContent = json.RawMessage(red)
 		return
 	case red != nil:
-		var m map[string]any
-		switch err := json.Unmarshal(red, &m); {
+		m, err := decodeObject(red)
+		switch {
 		case err != nil || m == nil: // m is nil for the answer null
 			reason = "the answer is not a JSON object"
 		case out.Validate(m) == nil && (!t.Output.UsesFormat() || schema.Check(m, out.Schema()) == ""):
@@ -93,6 +95,45 @@ func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty bo
 	}
 	res.StructuredContent = json.RawMessage("{}")
 	setMeta(res, map[string]any{"replaced": true, "reason": reason})
+}
+
+// decodeObject decodes a JSON answer for the validator: numbers as
+// float64, except one beyond float64's range (1e400, valid JSON), which
+// stays a json.Number rather than failing the whole answer as "not JSON";
+// the validator then refuses just that member, and reduce drops it.
+func decodeObject(red []byte) (map[string]any, error) {
+	var m map[string]any
+	err := json.Unmarshal(red, &m)
+	var ute *json.UnmarshalTypeError
+	if !errors.As(err, &ute) || !strings.HasPrefix(ute.Value, "number") {
+		return m, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(red))
+	dec.UseNumber()
+	m = nil
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	return floatNumbers(m).(map[string]any), nil
+}
+
+// floatNumbers turns the json.Numbers in v that fit a float64 into one.
+func floatNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = floatNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = floatNumbers(e)
+		}
+	}
+	return v
 }
 
 // reduce tries structuredContent made of what of red conforms; it
