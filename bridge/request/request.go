@@ -32,6 +32,18 @@ type Plan struct {
 	// baseNames are the names in base's query that no query parameter of
 	// the operation declares: arguments may not send them (Build).
 	baseNames []string
+	// basePairs splits base's query when a query parameter of the
+	// operation declares one of its names (nil otherwise): a value the
+	// arguments give that parameter replaces the base's pairs of that
+	// name rather than following them (Build).
+	basePairs []basePair
+}
+
+// basePair is one name=value pair of the base URL's query.
+type basePair struct {
+	raw      string // as written, escaped
+	name     string // unescaped, paramBase, lower case
+	declared bool   // a query parameter of the operation has this name
 }
 
 // Seg is a literal, already escaped, or a reference to a path parameter.
@@ -76,7 +88,7 @@ func (p *Plan) Prepare() error {
 		}
 	}
 	p.base = u
-	p.baseNames = nil
+	p.baseNames, p.basePairs = nil, nil
 	if u.RawQuery != "" {
 		declared := map[string]bool{}
 		for _, prm := range p.Params {
@@ -84,17 +96,51 @@ func (p *Plan) Prepare() error {
 				declared[strings.ToLower(paramBase(prm.Spec.Name))] = true
 			}
 		}
+		var pairs []basePair
+		anyDeclared := false
 		for pair := range strings.SplitSeq(u.RawQuery, "&") {
 			k, _, _ := strings.Cut(pair, "=")
 			if uk, err := url.QueryUnescape(k); err == nil {
 				k = uk
 			}
-			if k != "" && !declared[strings.ToLower(paramBase(k))] {
+			name := strings.ToLower(paramBase(k))
+			bp := basePair{raw: pair, name: name, declared: k != "" && declared[name]}
+			anyDeclared = anyDeclared || bp.declared
+			pairs = append(pairs, bp)
+			if k != "" && !bp.declared {
 				p.baseNames = append(p.baseNames, k)
 			}
 		}
+		if anyDeclared {
+			p.basePairs = pairs
+		}
 	}
 	return nil
+}
+
+// baseQuery is the base URL's query to send ahead of q, the pairs the
+// arguments wrote: without the pairs of a declared parameter that q
+// writes again (most servers read the first of repeated names, so the
+// base's value would win over the argument's).
+func (p *Plan) baseQuery(q []byte) string {
+	if p.basePairs == nil || len(q) == 0 {
+		return p.base.RawQuery
+	}
+	written := map[string]bool{}
+	for pair := range strings.SplitSeq(string(q), "&") {
+		k, _, _ := strings.Cut(pair, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		written[strings.ToLower(paramBase(k))] = true
+	}
+	var kept []string
+	for _, bp := range p.basePairs {
+		if !bp.declared || !written[bp.name] {
+			kept = append(kept, bp.raw)
+		}
+	}
+	return strings.Join(kept, "&")
 }
 
 // BaseURL is the parsed base URL (nil before Prepare).
@@ -160,11 +206,9 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 	}
 	u.Path = unescaped
 
-	// Query, headers, cookies.
+	// Query (the pairs the arguments write; the base URL's own go
+	// first, see baseQuery), headers, cookies.
 	var query []byte
-	if base.RawQuery != "" {
-		query = append(query, base.RawQuery...)
-	}
 	header := make(http.Header, 4)
 	var cookies []string
 	for i := range p.Params {
@@ -212,16 +256,17 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 	// free-form object (form-exploded query or cookie) writes pairs named
 	// by its keys: {"api_key": "..."} would send the agent's key ahead of
 	// the configured one, which most servers read first.
-	if len(creds.queryNames) > 0 && len(query) > len(base.RawQuery) {
-		if arg, name := queryCredential(query[len(base.RawQuery):], creds.queryNames, p.Params, args); name != "" {
+	if len(creds.queryNames) > 0 && len(query) > 0 {
+		if arg, name := queryCredential(query, creds.queryNames, p.Params, args); name != "" {
 			return nil, &ArgumentError{Field: arg, Reason: fmt.Sprintf("the value would send the query parameter %q, which carries the bridge's upstream credential", name)}
 		}
 	}
 	// The base URL's own query (an API key in --upstream, say) is
 	// configuration too: arguments may not repeat its names, but for a
-	// parameter the operation declares under that name.
-	if len(p.baseNames) > 0 && len(query) > len(base.RawQuery) {
-		if arg, name := queryCredential(query[len(base.RawQuery):], p.baseNames, p.Params, args); name != "" {
+	// parameter the operation declares under that name, whose value
+	// replaces the base's.
+	if len(p.baseNames) > 0 && len(query) > 0 {
+		if arg, name := queryCredential(query, p.baseNames, p.Params, args); name != "" {
 			return nil, &ArgumentError{Field: arg, Reason: fmt.Sprintf("the value would send the query parameter %q, which the bridge's upstream URL sets", name)}
 		}
 	}
@@ -237,6 +282,13 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 					return nil, &ArgumentError{Field: cookieArg(p.Params, args), Reason: fmt.Sprintf("the value would send the cookie %q, which carries the bridge's upstream credential", name)}
 				}
 			}
+		}
+	}
+	if bq := p.baseQuery(query); bq != "" {
+		if len(query) > 0 {
+			query = slices.Concat([]byte(bq), []byte{'&'}, query)
+		} else {
+			query = []byte(bq)
 		}
 	}
 	for _, kv := range creds.query {
