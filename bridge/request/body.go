@@ -242,6 +242,15 @@ func kindOfRank(rank int) BodyKind {
 // type string with format binary or contentMediaType (raw bytes), format
 // byte or contentEncoding (base64 text), or an Encoding Object contentType
 // that is not textual (raw bytes). For arrays the items decide.
+//
+// A media type wins over contentEncoding: an OAS 3.1 string with
+// contentEncoding base64 and contentMediaType image/png (or an Encoding
+// Object contentType image/png) is an image the agent sends as base64
+// because JSON cannot carry bytes, so the part holds the decoded bytes,
+// labelled image/png. (OAS 3.1.1 reads contentEncoding in a part as a
+// Content-Transfer-Encoding, which RFC 7578 deprecates and servers do not
+// undo.) Only a string with no media type, or a textual one, stays base64
+// text.
 func filePlans(schema *openapi3.SchemaRef, enc map[string]*Encoding) map[string]FilePlan {
 	props := map[string]*openapi3.Schema{}
 	var collect func(s *openapi3.SchemaRef, depth int)
@@ -283,13 +292,15 @@ func filePlans(schema *openapi3.SchemaRef, enc map[string]*Encoding) map[string]
 func filePlanOf(s *openapi3.Schema, escContentType string) FilePlan {
 	concrete := firstConcrete(escContentType)
 	switch {
-	case s != nil && (s.Format == "byte" || s.ContentEncoding != ""):
-		return FilePlan{Kind: FileBase64}
 	case s != nil && (s.Format == "binary" || s.ContentMediaType != ""):
 		if concrete == "" {
 			concrete = s.ContentMediaType
 		}
 		return FilePlan{Kind: FileRaw, ContentType: concrete}
+	case s != nil && s.ContentEncoding != "" && concrete != "" && !media.IsText(concrete):
+		return FilePlan{Kind: FileRaw, ContentType: concrete}
+	case s != nil && (s.Format == "byte" || s.ContentEncoding != ""):
+		return FilePlan{Kind: FileBase64}
 	case escContentType != "":
 		for r := range strings.SplitSeq(escContentType, ",") {
 			if media.IsText(media.Type(r)) {
