@@ -182,12 +182,22 @@ func NewBody(rb *openapi3.RequestBody, o Options) (*Body, error) {
 		// value is written as an XML document, named by the `xml` objects.
 		b.XML = newXMLNode(mt.Schema)
 	}
-	if b.Kind == KindMultipart {
+	if b.Kind == KindForm || b.Kind == KindMultipart {
 		var schema *openapi3.SchemaRef
 		if mt != nil {
 			schema = mt.Schema
 		}
-		b.Files = filePlans(schema, b.Encoding)
+		props := propertySchemas(schema)
+		for name, e := range b.Encoding {
+			if media.Classify(firstConcrete(e.ContentType)) == media.XML {
+				// An object or array under an XML contentType is an XML
+				// document named as the property, shaped by its schema.
+				e.XML = xmlShape(props[name], name, 0, nil)
+			}
+		}
+		if b.Kind == KindMultipart {
+			b.Files = filePlans(props, b.Encoding)
+		}
 	}
 	return b, nil
 }
@@ -251,23 +261,11 @@ func kindOfRank(rank int) BodyKind {
 // Content-Transfer-Encoding, which RFC 7578 deprecates and servers do not
 // undo.) Only a string with no media type, or a textual one, stays base64
 // text.
-func filePlans(schema *openapi3.SchemaRef, enc map[string]*Encoding) map[string]FilePlan {
+func filePlans(schemas map[string]*openapi3.SchemaRef, enc map[string]*Encoding) map[string]FilePlan {
 	props := map[string]*openapi3.Schema{}
-	var collect func(s *openapi3.SchemaRef, depth int)
-	collect = func(s *openapi3.SchemaRef, depth int) {
-		if s == nil || s.Value == nil || depth > 8 {
-			return
-		}
-		for name, p := range s.Value.Properties {
-			if p != nil && p.Value != nil && props[name] == nil {
-				props[name] = p.Value
-			}
-		}
-		for _, sub := range s.Value.AllOf {
-			collect(sub, depth+1)
-		}
+	for name, p := range schemas {
+		props[name] = p.Value
 	}
-	collect(schema, 0)
 	for name := range enc {
 		if _, ok := props[name]; !ok {
 			props[name] = nil
@@ -287,6 +285,28 @@ func filePlans(schema *openapi3.SchemaRef, enc map[string]*Encoding) map[string]
 		}
 	}
 	return plans
+}
+
+// propertySchemas are the properties of a form or multipart schema,
+// its allOf members' included (the first to name a property wins).
+func propertySchemas(schema *openapi3.SchemaRef) map[string]*openapi3.SchemaRef {
+	props := map[string]*openapi3.SchemaRef{}
+	var collect func(s *openapi3.SchemaRef, depth int)
+	collect = func(s *openapi3.SchemaRef, depth int) {
+		if s == nil || s.Value == nil || depth > 8 {
+			return
+		}
+		for name, p := range s.Value.Properties {
+			if p != nil && p.Value != nil && props[name] == nil {
+				props[name] = p
+			}
+		}
+		for _, sub := range s.Value.AllOf {
+			collect(sub, depth+1)
+		}
+	}
+	collect(schema, 0)
+	return props
 }
 
 func filePlanOf(s *openapi3.Schema, escContentType string) FilePlan {
@@ -351,14 +371,18 @@ func (b *Body) fileProps() []string {
 //     property), the property is serialized like a query parameter with
 //     that style, nested values by b.Nested. Otherwise (content-based, as
 //     OAS 3.1 defines the defaults) primitives are written as-is, arrays
-//     as repeated keys, and objects, nested values and properties whose
-//     encoding contentType is JSON as JSON text.
+//     as repeated keys, properties whose encoding contentType is JSON as
+//     JSON text, and objects and nested values as JSON text, or as an XML
+//     document when the contentType is XML (see [Encoding.XML]).
 //   - Multipart: one part per property (arrays: one part per item, unless
 //     the encoding's explode is false, as it is by default for
 //     spaceDelimited and pipeDelimited: one part joined by the style's
 //     delimiter). File properties (see filePlans) take a base64 string
 //     (a data: URL works too) or a fileSchema object; other properties
-//     are text parts, objects JSON parts (application/json). A deepObject
+//     are text parts labelled with the encoding's contentType. An object
+//     or array there is an XML document when that type is XML, JSON text
+//     when it is JSON or YAML (JSON is YAML), and otherwise a JSON part
+//     labelled application/json, which is what it holds. A deepObject
 //     property, and a styled property whose value nests, give instead one
 //     text part per pair the same property gives in a form body, decoded,
 //     as OAS 3.1.1 says (a deepObject meta={"k":"v"} is a part "meta[k]"
@@ -479,11 +503,14 @@ func (b *Body) encodeForm(obj map[string]any, limit int) ([]byte, error) {
 func appendFormContent(buf []byte, name string, v any, e *Encoding, limit int) ([]byte, error) {
 	asJSON := e != nil && media.IsJSON(e.ContentType)
 	items := []any{v}
-	if arr, ok := v.([]any); ok && !asJSON {
+	arr, split := v.([]any)
+	if split && !asJSON {
 		items = arr
+	} else {
+		split = false
 	}
 	for _, item := range items {
-		data, _, err := valueText(item, asJSON)
+		data, _, err := e.valueText(name, item, split, false, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -495,19 +522,52 @@ func appendFormContent(buf []byte, name string, v any, e *Encoding, limit int) (
 	return buf, nil
 }
 
-// valueText is a form value or text part: JSON text for arrays, objects
-// and when asJSON, else the primitive as text; isJSON says which.
-func valueText(v any, asJSON bool) (data []byte, isJSON bool, err error) {
-	switch v.(type) {
-	case []any, map[string]any:
-		asJSON = true
+// valueText is the form value or text part (part) of property name (an
+// item of its array when item is true), and the media type that describes
+// it (first of e's contentType, "" for none): JSON text when that type is
+// JSON; for an array or object, an XML document when it is XML (a part
+// with the XML declaration, a form value without, as a parameter's),
+// JSON text labelled as declared when it is YAML (JSON is YAML) and
+// otherwise JSON text labelled application/json rather than a type it is
+// not; else the primitive as text.
+func (e *Encoding) valueText(name string, v any, item, part bool, limit int) (data []byte, ct string, err error) {
+	if e != nil {
+		ct = firstConcrete(e.ContentType)
 	}
-	if asJSON {
-		data, err = compactJSON(v)
-		return data, true, err
+	switch {
+	case media.IsJSON(ct):
+	case compound(v) && e != nil && e.XML != nil:
+		n := e.XML
+		if item {
+			child := XMLNode{}
+			if n.Items != nil {
+				child = *n.Items
+			}
+			child.Name = xmlName(n.Items, xmlName(n, name))
+			n = &child
+		}
+		data, err = encodeXMLDoc(n, v, limit, part)
+		return data, ct, err
+	case compound(v):
+		if !isYAML(ct) {
+			ct = "application/json"
+		}
+	default:
+		str, err := scalarString(v)
+		return []byte(str), ct, err
 	}
-	str, err := scalarString(v)
-	return []byte(str), false, err
+	data, err = compactJSON(v)
+	return data, ct, err
+}
+
+// isYAML reports whether ct is a YAML media type.
+func isYAML(ct string) bool {
+	switch mt := media.Type(ct); mt {
+	case "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml":
+		return true
+	default:
+		return strings.HasSuffix(mt, "+yaml")
+	}
 }
 
 func (b *Body) encodeMultipart(obj map[string]any, limit int) ([]byte, string, error) {
@@ -547,9 +607,11 @@ func (b *Body) writeProperty(w *multipart.Writer, name string, v any, limit int)
 		return b.writeStyledParts(w, name, v, e, limit)
 	}
 	items := []any{v}
-	if arr, ok := v.([]any); ok {
+	arr, split := v.([]any)
+	if split {
 		items = arr
 		if e.styled() && !e.SerializationMethod().Explode && plan.Kind == FileNone {
+			split = false
 			delim := map[string]string{openapi3.SerializationSpaceDelimited: " ", openapi3.SerializationPipeDelimited: "|"}[e.Style]
 			if delim == "" {
 				delim = ","
@@ -574,7 +636,7 @@ func (b *Body) writeProperty(w *multipart.Writer, name string, v any, limit int)
 		}
 		var err error
 		if plan.Kind == FileNone {
-			err = writeTextPart(w, name, item, e)
+			err = writeTextPart(w, name, item, e, split, limit)
 		} else {
 			err = writeFilePart(w, name, item, plan)
 		}
@@ -620,17 +682,12 @@ func (b *Body) writeStyledParts(w *multipart.Writer, name string, v any, e *Enco
 	return nil
 }
 
-func writeTextPart(w *multipart.Writer, name string, v any, e *Encoding) error {
-	var ct string
-	if e != nil {
-		ct = firstConcrete(e.ContentType)
-	}
-	data, isJSON, err := valueText(v, media.IsJSON(ct))
+// writeTextPart writes property name's value (an item of its array when
+// item is true) as a part (see [Encoding.valueText]).
+func writeTextPart(w *multipart.Writer, name string, v any, e *Encoding, item bool, limit int) error {
+	data, ct, err := e.valueText(name, v, item, true, limit)
 	if err != nil {
 		return err
-	}
-	if isJSON && ct == "" {
-		ct = "application/json"
 	}
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", `form-data; name="`+quoteParam(name)+`"`)
@@ -664,6 +721,10 @@ type Encoding struct {
 	Style         string
 	Explode       Tri
 	AllowReserved bool
+	// XML, for an XML ContentType, is the shape of an object or array
+	// value, written as an XML document (named by the property's xml.name,
+	// else the property); nil for other types.
+	XML *XMLNode
 }
 
 // styled reports whether the Encoding Object sets style, explode or

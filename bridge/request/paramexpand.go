@@ -163,11 +163,16 @@ func (op styleOp) escape(dst []byte, s string) []byte {
 
 // contentString encodes the value of a `content` parameter: JSON for JSON
 // media types; for others (text/plain...) primitives as text and
-// arrays/objects as JSON.
+// arrays/objects as an XML element for XML types (see ParamSpec.XML), else
+// as JSON.
 func (s ParamSpec) contentString(v any) (string, error) {
 	if !media.IsJSON(s.ContentType) {
 		switch v.(type) {
 		case []any, map[string]any:
+			if s.XML != nil {
+				b, err := encodeXMLElement(s.XML, v)
+				return string(b), err
+			}
 		default:
 			return scalarString(v)
 		}

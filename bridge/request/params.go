@@ -50,7 +50,8 @@ import (
 //     brackets-empty, dots or json. In path, header and cookie values a
 //     value that nests is written as its JSON text, as a primitive would be.
 //     `content` parameters are JSON text (JSON media types) or plain text
-//     (others), then serialized as a primitive.
+//     (others; an object or array is an XML element for XML types, JSON
+//     text for the rest), then serialized as a primitive.
 //   - Combinations the table marks n/a are written leniently rather than
 //     failing every call: a primitive with spaceDelimited, pipeDelimited or
 //     deepObject is written as form (name=value); spaceDelimited and
@@ -84,6 +85,7 @@ type ParamSpec struct {
 	ContentType   string      // non-empty for `content` parameters: the value is encoded per this media type, then serialized as a primitive
 	Nested        NestedStyle // query only: the convention for nested values; "" means NestedBrackets
 	AllowSlashes  bool        // path only (style simple): '/' separates segments escaped one by one
+	XML           *XMLNode    // XML ContentType: the shape an object or array value is written in (named by xml.name, else Name)
 }
 
 // NewParamSpec builds a ParamSpec from a kin-openapi parameter, applying the
@@ -140,6 +142,7 @@ func NewParamSpec(p *openapi3.Parameter, o Options) (ParamSpec, error) {
 	}
 	if len(p.Content) > 0 {
 		s.ContentType = pickContent(p.Content)
+		s.XML = contentXML(s.ContentType, p.Content[s.ContentType], p.Name)
 		s.Style, s.Explode = allowed[0], s.In == InQuery || s.In == InCookie
 		return s, nil
 	}

@@ -8,13 +8,16 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/mcpbridge/mcpbridge/bridge/media"
 )
 
 // XMLNode is the XML shape of a body schema, computed once by NewBody for
 // an XML media type (application/xml, text/xml, +xml) whose schema is an
-// object or an array: element names from the OpenAPI `xml` object (name,
-// attribute, wrapped, namespace, prefix), merged through allOf, oneOf and
-// anyOf, as plain data (it is part of the snapshot).
+// object or an array (and for a form or multipart property, or a `content`
+// parameter, of such a type): element names from the OpenAPI `xml` object
+// (name, attribute, wrapped, namespace, prefix), merged through allOf,
+// oneOf and anyOf, as plain data (it is part of the snapshot).
 type XMLNode struct {
 	Name      string // element (or attribute) name
 	Namespace string
@@ -53,6 +56,20 @@ func newXMLNode(ref *openapi3.SchemaRef) *XMLNode {
 	}
 	n.Name = "body"
 	return n
+}
+
+// contentXML is the shape of a `content` parameter's value under media
+// type ct: nil unless ct is XML; named by the schema's xml.name, else the
+// parameter's name.
+func contentXML(ct string, mt *openapi3.MediaType, name string) *XMLNode {
+	if media.Classify(ct) != media.XML {
+		return nil
+	}
+	var schema *openapi3.SchemaRef
+	if mt != nil {
+		schema = mt.Schema
+	}
+	return xmlShape(schema, name, 0, nil)
 }
 
 // xmlShape walks one schema: the first xml object met (on the schema or
@@ -108,8 +125,18 @@ func encodeXML(n *XMLNode, v any) ([]byte, error) { return encodeXMLLimit(n, v, 
 // encodeXMLLimit is encodeXML with the document capped at limit bytes (0:
 // none); it stops being written where it passes it (see TooLargeError).
 func encodeXMLLimit(n *XMLNode, v any, limit int) ([]byte, error) {
+	return encodeXMLDoc(n, v, limit, true)
+}
+
+// encodeXMLElement is encodeXML without the XML declaration (optional in
+// XML 1.0), for a parameter value: one line, no header.
+func encodeXMLElement(n *XMLNode, v any) ([]byte, error) { return encodeXMLDoc(n, v, 0, false) }
+
+func encodeXMLDoc(n *XMLNode, v any, limit int, decl bool) ([]byte, error) {
 	var buf bytes.Buffer
-	buf.WriteString(xml.Header)
+	if decl {
+		buf.WriteString(xml.Header)
+	}
 	enc := xml.NewEncoder(&capWriter{buf: &buf, limit: limit, what: "body"})
 	var err error
 	if obj, ok := v.(map[string]any); ok && len(n.Props) == 1 && len(obj) <= 1 {
