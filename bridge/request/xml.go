@@ -27,6 +27,10 @@ type XMLNode struct {
 	Props     map[string]*XMLNode // object properties by JSON name
 	Items     *XMLNode            // array items
 	Unwrap    bool                // the body's one property is the document element
+	// Order lists property names in the order the schema declares them,
+	// where the loader recorded it (see propertyOrder): their elements
+	// come first, in this order, the value's other keys after, sorted.
+	Order []string
 }
 
 // xmlMaxDepth bounds the shape of recursive schemas; deeper values are
@@ -94,6 +98,11 @@ func xmlShape(ref *openapi3.SchemaRef, name string, depth int, path []*openapi3.
 		}
 		inner := append(path, s)
 		if depth < xmlMaxDepth {
+			for _, pname := range propertyOrder(s) {
+				if !slices.Contains(n.Order, pname) {
+					n.Order = append(n.Order, pname)
+				}
+			}
 			for pname, p := range s.Properties {
 				if n.Props == nil {
 					n.Props = map[string]*XMLNode{}
@@ -117,6 +126,64 @@ func xmlShape(ref *openapi3.SchemaRef, name string, depth int, path []*openapi3.
 		n.Name = name
 	}
 	return n
+}
+
+// propertyOrder returns the names of s's properties in the order the
+// document declares them, or nil when that is not known. kin-openapi keeps
+// properties in a map; the order is read from the position of each
+// property's key, which a loader records in the SchemaRef's Origin
+// (kin-openapi's Loader.IncludeOrigin). Without a position for every
+// property, the order is unknown.
+func propertyOrder(s *openapi3.Schema) []string {
+	type keyAt struct {
+		name         string
+		line, column int
+	}
+	keys := make([]keyAt, 0, len(s.Properties))
+	for name, p := range s.Properties {
+		if p == nil || p.Origin == nil || p.Origin.Key == nil || p.Origin.Key.Line == 0 {
+			return nil
+		}
+		keys = append(keys, keyAt{name, p.Origin.Key.Line, p.Origin.Key.Column})
+	}
+	slices.SortFunc(keys, func(a, b keyAt) int {
+		if a.line != b.line {
+			return a.line - b.line
+		}
+		if a.column != b.column {
+			return a.column - b.column
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.name
+	}
+	return names
+}
+
+// xmlKeys returns the keys of an object value whose values are not null:
+// first those n orders (the schema's declared order), then the rest
+// sorted.
+func xmlKeys(n *XMLNode, val map[string]any) []string {
+	keys := sortedKeys(val)
+	if n == nil || len(n.Order) == 0 {
+		return keys
+	}
+	out := make([]string, 0, len(keys))
+	ordered := make(map[string]bool, len(n.Order))
+	for _, k := range n.Order {
+		ordered[k] = true
+		if val[k] != nil {
+			out = append(out, k)
+		}
+	}
+	for _, k := range keys {
+		if !ordered[k] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // encodeXML writes an object or array body as an XML document shaped by n.
@@ -210,7 +277,7 @@ func writeXMLElement(enc *xml.Encoder, n *XMLNode, name string, v any, root bool
 		return writeXMLArray(enc, n, name, val, false)
 	case map[string]any:
 		start := xmlStart(n, name, root)
-		keys := sortedKeys(val)
+		keys := xmlKeys(n, val)
 		var children []string
 		for _, k := range keys {
 			p := xmlProp(n, k)
