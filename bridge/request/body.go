@@ -70,8 +70,9 @@ type Body struct {
 // body with no media type; only unsupported media types (multipart types
 // other than form-data, unparsable keys, form or multipart types whose
 // schema is not an object); an Encoding Object style other than form,
-// spaceDelimited, pipeDelimited or deepObject. An unknown o.Nested is an
-// error too; o.AllowSlashes is ignored.
+// spaceDelimited, pipeDelimited or deepObject, or with a
+// [CollectionFormatExtension] that is not a list of formats. An unknown
+// o.Nested is an error too; o.AllowSlashes is ignored.
 func NewBody(rb *openapi3.RequestBody, o Options) (*Body, error) {
 	if o.Nested != "" {
 		if _, err := ParseNestedStyle(string(o.Nested)); err != nil {
@@ -137,7 +138,11 @@ func NewBody(rb *openapi3.RequestBody, o Options) (*Body, error) {
 		b.Encoding = make(map[string]*Encoding, len(mt.Encoding))
 		for name, e := range mt.Encoding {
 			if e != nil {
-				b.Encoding[name] = newEncoding(e)
+				enc, err := newEncoding(e)
+				if err != nil {
+					return nil, fmt.Errorf("%s property %q: %w", c.key, name, err)
+				}
+				b.Encoding[name] = enc
 			}
 		}
 	}
@@ -377,7 +382,8 @@ func (b *Body) fileProps() []string {
 //   - Multipart: one part per property (arrays: one part per item, unless
 //     the encoding's explode is false, as it is by default for
 //     spaceDelimited and pipeDelimited: one part joined by the style's
-//     delimiter). File properties (see filePlans) take a base64 string
+//     delimiter, or a Swagger 2.0 collection's, [Encoding.Delims]). File
+//     properties (see filePlans) take a base64 string
 //     (a data: URL works too) or a fileSchema object; other properties
 //     are text parts labelled with the encoding's contentType. An object
 //     or array there is an XML document when that type is XML, JSON text
@@ -594,7 +600,7 @@ func (b *Body) encodeMultipart(obj map[string]any, limit int) ([]byte, string, e
 func (b *Body) styledSpec(name string, e *Encoding, allowReserved bool) ParamSpec {
 	sm := e.SerializationMethod()
 	return ParamSpec{Name: name, In: InQuery, Style: sm.Style, AllowReserved: allowReserved,
-		Explode: sm.Explode || sm.Style == openapi3.SerializationDeepObject, Nested: b.Nested}
+		Explode: sm.Explode || sm.Style == openapi3.SerializationDeepObject, Nested: b.Nested, Delims: e.Delims}
 }
 
 func (b *Body) writeProperty(w *multipart.Writer, name string, v any, limit int) error {
@@ -612,10 +618,7 @@ func (b *Body) writeProperty(w *multipart.Writer, name string, v any, limit int)
 		items = arr
 		if e.styled() && !e.SerializationMethod().Explode && plan.Kind == FileNone {
 			split = false
-			delim := map[string]string{openapi3.SerializationSpaceDelimited: " ", openapi3.SerializationPipeDelimited: "|"}[e.Style]
-			if delim == "" {
-				delim = ","
-			}
+			delim := e.delim()
 			var sb strings.Builder
 			for i, item := range arr {
 				str, err := itemString(item, e.SerializationMethod().Style)
@@ -724,7 +727,8 @@ type Encoding struct {
 	// XML, for an XML ContentType, is the shape of an object or array
 	// value, written as an XML document (named by the property's xml.name,
 	// else the property); nil for other types.
-	XML *XMLNode
+	XML    *XMLNode
+	Delims string // a Swagger 2.0 collection's delimiters: see [ParamSpec.Delims]
 }
 
 // styled reports whether the Encoding Object sets style, explode or
@@ -734,7 +738,7 @@ func (e *Encoding) styled() bool {
 	return e != nil && (e.Style != "" || e.Explode != ExplodeUnset || e.AllowReserved)
 }
 
-func newEncoding(e *openapi3.Encoding) *Encoding {
+func newEncoding(e *openapi3.Encoding) (*Encoding, error) {
 	out := &Encoding{ContentType: e.ContentType, Style: e.Style, AllowReserved: e.AllowReserved}
 	if e.Explode != nil {
 		out.Explode = ExplodeFalse
@@ -742,7 +746,25 @@ func newEncoding(e *openapi3.Encoding) *Encoding {
 			out.Explode = ExplodeTrue
 		}
 	}
-	return out
+	var err error
+	if out.Delims, err = collectionDelims(e.Extensions); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// delim joins the items of a non-exploded array in one multipart part:
+// the collection's delimiter, or the style's.
+func (e *Encoding) delim() string {
+	switch {
+	case e.Delims != "":
+		return e.Delims[:1]
+	case e.Style == openapi3.SerializationSpaceDelimited:
+		return " "
+	case e.Style == openapi3.SerializationPipeDelimited:
+		return "|"
+	}
+	return ","
 }
 
 // SerializationMethod applies the OpenAPI defaults, as kin-openapi's

@@ -23,7 +23,8 @@ var fuzzPathLits = []string{"a", "b", "c", "d", "files"}
 // fuzzPlans are the plans FuzzBuild drives: one path of every style
 // (simple, label, matrix, simple exploded, allowSlashes), query parameters
 // of every style (form both ways, spaceDelimited, pipeDelimited,
-// deepObject, allowReserved, a content parameter), headers, cookies, and
+// deepObject, allowReserved, a content parameter, a Swagger 2.0
+// collection), headers (one a collection too), cookies, and
 // each a JSON, form, multipart or text body.
 func fuzzPlans(t testing.TB) []*Plan {
 	t.Helper()
@@ -41,9 +42,11 @@ func fuzzPlans(t testing.TB) []*Plan {
 		{Name: "q5", In: "query", Style: "deepObject", Explode: explode(true)},
 		{Name: "q6", In: "query", AllowReserved: true},
 		{Name: "q7", In: "query", Content: openapi3.Content{"application/json": &openapi3.MediaType{}}},
+		{Name: "q8", In: "query", Explode: explode(false), Extensions: map[string]any{CollectionFormatExtension: "tsv,pipes,ssv"}},
 		{Name: "X-H1", In: "header"},
 		{Name: "X-H2", In: "header", Explode: explode(true)},
 		{Name: "X-H3", In: "header", Content: openapi3.Content{"text/plain": &openapi3.MediaType{}}},
+		{Name: "X-H4", In: "header", Extensions: map[string]any{CollectionFormatExtension: "ssv,tsv"}},
 		{Name: "c1", In: "cookie"},
 		{Name: "c2", In: "cookie", Explode: explode(false)},
 		{Name: "c3", In: "cookie", Content: openapi3.Content{"application/json": &openapi3.MediaType{}}},
@@ -107,6 +110,7 @@ func FuzzBuild(f *testing.F) {
 		`{"p1":"x","p2":"x","p3":"x","p4":"x","rest":"x","body":{"file":{"content":"hi","encoding":"text","filename":"a\"\r\nb.txt","contentType":"text/plain\r\nX: y"}}}`,
 		`{"p1":"x","p2":"x","p3":"x","p4":"x","rest":"x","body":"plain text \r\n body"}`,
 		`{"p1":"","p2":null,"p3":[],"p4":{},"rest":"/"}`,
+		`{"p1":"x","p2":"x","p3":"x","p4":"x","rest":"x","q8":[["a|b",["c d",null]],"e\tf",{"k":"v"}],"X-H4":[["a\r\nb"],"c"]}`,
 		`{"p1":"\u2028\u00e9\ud83d\ude00","p2":"%","p3":";","p4":"=,","rest":"%00/%2e"}`,
 	} {
 		for i := range plans {

@@ -30,6 +30,7 @@ type styleOp struct {
 	mode    escMode // escaping of values and keys
 	path    bool    // escape dot segments too
 	raw     bool    // no escaping (headers)
+	inner   string  // delimiters of nested arrays, outermost first (ParamSpec.Delims[1:])
 }
 
 func (s ParamSpec) op() styleOp {
@@ -59,6 +60,9 @@ func (s ParamSpec) op() styleOp {
 	case InCookie:
 		op.sep, op.named, op.ifemp = "; ", true, "="
 	}
+	if s.Delims != "" {
+		op.delim, op.inner = delimText(s.Delims[0], op.raw), s.Delims[1:]
+	}
 	return op
 }
 
@@ -74,16 +78,27 @@ func (op styleOp) expand(dst []byte, name string, v any) ([]byte, error) {
 		}
 		dst = append(dst, op.first...)
 		for i, item := range x {
-			str, err := itemString(item, op.style)
-			if err != nil {
-				return dst, err
+			var sub []any // a nested array the collection's delimiters join
+			joined := false
+			if op.inner != "" {
+				sub, joined = item.([]any)
+			}
+			var str string
+			if !joined {
+				var err error
+				if str, err = itemString(item, op.style); err != nil {
+					return dst, err
+				}
 			}
 			switch {
 			case op.explode:
 				if i > 0 {
 					dst = append(dst, op.sep...)
 				}
-				if op.named {
+				switch {
+				case joined && op.named:
+					dst = append(appendEscaped(dst, name, escStrict), '=')
+				case op.named:
 					dst = op.appendName(dst, name, str)
 				}
 			case i == 0:
@@ -92,6 +107,13 @@ func (op styleOp) expand(dst []byte, name string, v any) ([]byte, error) {
 				}
 			default:
 				dst = append(dst, op.delim...)
+			}
+			if joined {
+				var err error
+				if dst, err = op.appendJoined(dst, sub, op.inner); err != nil {
+					return dst, err
+				}
+				continue
 			}
 			dst = op.escape(dst, str)
 		}

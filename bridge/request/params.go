@@ -58,6 +58,13 @@ import (
 //     pipeDelimited with explode=true act like form with explode=true;
 //     deepObject ignores explode, and writes arrays by the nested style
 //     (color[0]=x).
+//   - Swagger 2.0 collectionFormat: the loader gives a converted array the
+//     style that writes it (csv form or simple, ssv spaceDelimited, pipes
+//     pipeDelimited, multi form exploded) and, where none does (tsv; ssv and
+//     pipes in a path or header; arrays nested in items), marks it with
+//     [CollectionFormatExtension]: its items are joined by the format's
+//     delimiter (',', ' ', tab, '|'; escaped but for ',', except in
+//     headers) and nested arrays by theirs ([ParamSpec.Delims]).
 //   - allowSlashes (a whitelist setting, [Options.AllowSlashes]) lets a
 //     simple path value hold '/': each segment is escaped as above, then
 //     joined with '/'; empty, "." and ".." segments are errors.
@@ -86,6 +93,13 @@ type ParamSpec struct {
 	Nested        NestedStyle // query only: the convention for nested values; "" means NestedBrackets
 	AllowSlashes  bool        // path only (style simple): '/' separates segments escaped one by one
 	XML           *XMLNode    // XML ContentType: the shape an object or array value is written in (named by xml.name, else Name)
+	// Delims, set from [CollectionFormatExtension] for a Swagger 2.0 array
+	// (collectionFormat), are the delimiters of its items (Delims[0], in
+	// place of the style's) and of the items of arrays nested in it
+	// (Delims[1] one level down, and so on): ',' csv, ' ' ssv, '\t' tsv,
+	// '|' pipes. Nested arrays it covers are joined so, not written as
+	// [NestedStyle] or JSON says. "" means the style decides.
+	Delims string
 }
 
 // NewParamSpec builds a ParamSpec from a kin-openapi parameter, applying the
@@ -93,9 +107,10 @@ type ParamSpec struct {
 // location, a header or cookie name that is not an RFC 9110 token, a style
 // the location does not allow (path: simple, label, matrix; query: form,
 // spaceDelimited, pipeDelimited, deepObject; header: simple; cookie: form),
-// an unknown nested style, and AllowSlashes for anything but a path
-// parameter of style simple. Style is not checked for `content`
-// parameters, which ignore it.
+// an unknown nested style, a [CollectionFormatExtension] that is not a
+// list of formats, and AllowSlashes for anything but a path parameter of
+// style simple. Style and the extension are not checked for `content`
+// parameters, which ignore them.
 func NewParamSpec(p *openapi3.Parameter, o Options) (ParamSpec, error) {
 	if p == nil {
 		return ParamSpec{}, errors.New("parameter is nil")
@@ -145,6 +160,9 @@ func NewParamSpec(p *openapi3.Parameter, o Options) (ParamSpec, error) {
 		s.XML = contentXML(s.ContentType, p.Content[s.ContentType], p.Name)
 		s.Style, s.Explode = allowed[0], s.In == InQuery || s.In == InCookie
 		return s, nil
+	}
+	if s.Delims, err = collectionDelims(p.Extensions); err != nil {
+		return ParamSpec{}, err
 	}
 	if !slices.Contains(allowed, s.Style) {
 		return ParamSpec{}, fmt.Errorf("style %q is not allowed in %s (allowed: %s)",
@@ -206,7 +224,7 @@ func (s ParamSpec) encodePath(v any) (string, error) {
 		}
 		b = appendPathPart(nil, str, escStrict)
 	} else {
-		v, err := nestedAsJSON(v)
+		v, err := s.flatten(v)
 		if err != nil {
 			return "", err
 		}
@@ -256,7 +274,7 @@ func (s ParamSpec) appendQueryLimit(buf []byte, v any, limit int) ([]byte, error
 	case []any, map[string]any:
 		composite = true
 	}
-	if composite && (s.Style == openapi3.SerializationDeepObject || nests(v)) {
+	if composite && (s.Style == openapi3.SerializationDeepObject || !s.joins(v) && nests(v)) {
 		out, err := s.appendNestedQuery(buf, v, op, limit)
 		if err != nil {
 			return buf, err
@@ -285,7 +303,7 @@ func (s ParamSpec) headerValue(v any) (string, error) {
 		}
 		b = []byte(str)
 	} else {
-		v, err := nestedAsJSON(v)
+		v, err := s.flatten(v)
 		if err != nil {
 			return "", err
 		}
@@ -316,7 +334,7 @@ func (s ParamSpec) cookiePairs(v any) ([]string, error) {
 		}
 		return []string{string(appendPair(nil, s.Name, str, escCookie))}, nil
 	}
-	v, err := nestedAsJSON(v)
+	v, err := s.flatten(v)
 	if err != nil {
 		return nil, err
 	}
