@@ -3,7 +3,8 @@
 //
 // A source is a file path, a file:// URL or an http(s) URL. Reads are bounded
 // in size and, for URLs, in time; Swagger 2.0 documents are converted to
-// OpenAPI 3; references to other files or URLs next to the document are
+// OpenAPI 3, each array parameter's collectionFormat kept as a style, an
+// Encoding Object or CollectionFormatExtension (collection.go); references to other files or URLs next to the document are
 // resolved under the same bounds; the result is validated leniently (findings
 // become warnings) or strictly (findings become an error). A few defects of
 // real specs that kin-openapi refuses outright are repaired in lenient mode,

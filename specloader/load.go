@@ -334,6 +334,7 @@ func (s *session) decode(p probeResult, body []byte, loc *url.URL) (doc *openapi
 		if err != nil {
 			return nil, false, fmt.Errorf("converting Swagger 2.0 to OpenAPI 3: %w", err)
 		}
+		applyCollectionFormats(&doc2, doc) // collection.go
 		return doc, false, nil
 	case p.json != nil:
 		if s.opts.Keep != nil {
