@@ -53,28 +53,18 @@ func newUpstream(t *testing.T) *httptest.Server {
 // description of the operations they name (as a whitelist entry would).
 func catalog(t *testing.T, src string, up *httptest.Server, descriptions map[string]string) *bridge.Catalog {
 	t.Helper()
-	res, err := specloader.LoadData(t.Context(), []byte(src), nil, specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range ops {
-		if ops[i].Op != nil {
-			ops[i].Description = descriptions[ops[i].Op.OperationID]
-		}
-	}
-	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
+	return catalogWith(t, src, up, func(o *whitelist.Operation) { o.Description = descriptions[o.Op.OperationID] })
 }
 
 // catalogAllow is catalog with the given access lists by operationId.
 func catalogAllow(t *testing.T, src string, up *httptest.Server, allow map[string]*whitelist.Allow) *bridge.Catalog {
+	t.Helper()
+	return catalogWith(t, src, up, func(o *whitelist.Operation) { o.Allow = allow[o.Op.OperationID] })
+}
+
+// catalogWith builds the catalog of every operation of src, each edited
+// by edit first.
+func catalogWith(t *testing.T, src string, up *httptest.Server, edit func(*whitelist.Operation)) *bridge.Catalog {
 	t.Helper()
 	res, err := specloader.LoadData(t.Context(), []byte(src), nil, specloader.Options{})
 	if err != nil {
@@ -86,7 +76,7 @@ func catalogAllow(t *testing.T, src string, up *httptest.Server, allow map[strin
 	}
 	for i := range ops {
 		if ops[i].Op != nil {
-			ops[i].Allow = allow[ops[i].Op.OperationID]
+			edit(&ops[i])
 		}
 	}
 	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Version: "test"})
