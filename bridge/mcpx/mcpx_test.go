@@ -476,6 +476,8 @@ func TestLogMessagesOnlyWhenAsked(t *testing.T) {
 		{"stateless, 2025-06-18", false, false, false, "2025-06-18"},
 		{"stateful, no level", true, false, false, "2025-11-25"},
 		{"stateful, level info", true, true, true, "2025-11-25"},
+		{"legacy SSE, no level", false, false, false, "2025-03-26"},
+		{"legacy SSE, level info", false, true, true, "2025-03-26"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := mcpx.New(bridge.NewRuntime(catalog(t, spec(op{"alpha", "Alpha"}), up, nil)), mcpx.Options{Version: "test"}).MCP()
@@ -492,8 +494,11 @@ func TestLogMessagesOnlyWhenAsked(t *testing.T) {
 				msgs++
 				mu.Unlock()
 			}}
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "test"}, opts).Connect(t.Context(),
-				&mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
+			var tr mcp.Transport = &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}
+			if strings.HasPrefix(tc.name, "legacy SSE") {
+				tr = &mcp.SSEClientTransport{Endpoint: ts.URL + "/sse"}
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "test"}, opts).Connect(t.Context(), tr, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -507,6 +512,9 @@ func TestLogMessagesOnlyWhenAsked(t *testing.T) {
 				if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "alpha", Arguments: map[string]any{}}); err != nil || res.IsError {
 					t.Fatalf("CallTool: %+v %v", res, err)
 				}
+			}
+			if !tc.want {
+				time.Sleep(200 * time.Millisecond) // for messages that would come late
 			}
 			deadline := time.Now().Add(2 * time.Second)
 			for {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/transport/reqctx"
 )
 
 // reporter tells the client how a call advances: progress notifications
@@ -19,7 +21,7 @@ type reporter struct {
 	log     *zap.Logger
 }
 
-func newReporter(req *mcp.CallToolRequest, log *zap.Logger) *reporter {
+func newReporter(ctx context.Context, req *mcp.CallToolRequest, log *zap.Logger) *reporter {
 	if req == nil || req.Session == nil {
 		return nil
 	}
@@ -27,7 +29,7 @@ func newReporter(req *mcp.CallToolRequest, log *zap.Logger) *reporter {
 	if req.Params != nil {
 		r.token = req.Params.GetProgressToken()
 	}
-	if req.Extra != nil && req.Extra.Header != nil && req.Extra.Header.Get("Mcp-Session-Id") == "" {
+	if reqctx.Stateless(ctx) {
 		// Stateless HTTP: no logging/setLevel can reach this call's
 		// session (each request has its own), yet go-sdk gives such a
 		// session the level "info" for revisions before 2026-07-28, which
