@@ -92,11 +92,38 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case <-c.closed:
 		return nil, io.EOF
 	case <-c.stop:
-		// A signal: read nothing more, answer what was asked (each call
-		// has its own deadline; grace bounds the wait), then end as at
-		// end-of-input. A message read meanwhile is not handed over.
-		c.in.drain.wait(c.grace)
+		c.shutDown()
 		return nil, io.EOF
+	}
+}
+
+// shutDown ends the session on a signal: calls read from now on are
+// refused (frameReader answers them), the calls go-sdk has are answered
+// (each has its own deadline; grace bounds the wait), and a call read but
+// not yet handed over is answered with an error here, so that nothing
+// waits for an answer that will not come.
+func (c *stdioConn) shutDown() {
+	d := c.in.drain
+	d.stop()
+	deadline := time.NewTimer(c.grace)
+	defer deadline.Stop()
+	for {
+		pending, changed := d.state()
+		if pending <= 0 {
+			return
+		}
+		select {
+		case r := <-c.incoming:
+			if req, ok := r.msg.(*jsonrpc.Request); ok && req.IsCall() {
+				line, err := json.Marshal(rpcErrorBody{JSONRPC: "2.0", ID: req.ID.Raw(), Error: rpcError{Code: codeShuttingDown, Message: shuttingDown}})
+				if err == nil {
+					c.out.Write(append(line, '\n')) // counted as its answer
+				}
+			}
+		case <-changed:
+		case <-deadline.C:
+			return
+		}
 	}
 }
 

@@ -23,9 +23,10 @@ const maxDrain = 2 * time.Minute
 // jsonrpc, id, method, params, result, error in that order). Error answers
 // frameReader writes itself bypass the count, as do the lines it refused.
 type drain struct {
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced whenever pending drops
-	pending int
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced whenever pending drops
+	pending  int
+	stopping bool // a signal came: no new call is taken
 	ids     map[string]struct{} // ids (JSON text) of the calls not yet answered
 
 	outPrefix []byte // the start of the current output line (up to outPeek bytes)
@@ -45,17 +46,45 @@ const maxTrackedID = 128
 // unanswered: go-sdk drops such a duplicate without a word ("request ID
 // already in use" goes nowhere), so the client would wait forever and
 // end-of-input would wait maxDrain for an answer that never comes.
-func (d *drain) call(id []byte) bool {
+func (d *drain) call(id []byte) callVerdict {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.stopping {
+		return callStopping
+	}
 	if len(id) > 0 && len(id) <= maxTrackedID {
 		if _, dup := d.ids[string(id)]; dup {
-			return false
+			return callDuplicate
 		}
 		d.ids[string(id)] = struct{}{}
 	}
 	d.pending++
-	return true
+	return callTaken
+}
+
+// callVerdict is what drain.call made of a call.
+type callVerdict int
+
+const (
+	callTaken     callVerdict = iota
+	callDuplicate             // its id is in use by a call not yet answered
+	callStopping              // the server is stopping: refuse it
+)
+
+// stop makes call refuse every later call; the calls already taken are
+// still answered.
+func (d *drain) stop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopping = true
+}
+
+// state is the number of calls not yet answered, and a channel closed when
+// it next drops.
+func (d *drain) state() (int, <-chan struct{}) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.pending, d.changed
 }
 
 // writer wraps out.

@@ -159,3 +159,59 @@ func TestServeStdioAnswersOnSignal(t *testing.T) {
 		})
 	}
 }
+
+// TestServeStdioRequestAfterSignal: a request that arrives after the
+// signal, while a call is still in flight, is refused at once with an
+// error, and the session ends as soon as the call in flight is answered,
+// not when the grace period runs out.
+func TestServeStdioRequestAfterSignal(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	started, release := make(chan struct{}), make(chan struct{})
+	s.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(started)
+			<-release
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- transport.ServeStdioWithOptions(ctx, s, inR, nopWC{&out}, transport.StdioOptions{ShutdownTimeout: 10 * time.Second}, nil)
+	}()
+	io.WriteString(inW, strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`,
+	}, "\n")+"\n")
+	<-started
+	cancel() // the signal
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`+"\n")
+	time.Sleep(100 * time.Millisecond)
+	close(release)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ServeStdioWithOptions: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ServeStdioWithOptions waited for requests read after the signal")
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %v after the signal", took)
+	}
+	got := out.String()
+	if !strings.Contains(got, `"id":2,"result"`) {
+		t.Errorf("the call in flight was not answered:\n%s", got)
+	}
+	for _, id := range []string{"3", "4"} {
+		if !strings.Contains(got, `"id":`+id+`,"error":{"code":-32000`) {
+			t.Errorf("request %s read after the signal got no refusal:\n%s", id, got)
+		}
+	}
+}

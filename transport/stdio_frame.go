@@ -149,13 +149,25 @@ func (f *frameReader) check(msg []byte) {
 	case code != 0:
 		f.refuse(recoverID(msg), code, text)
 	default:
-		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() && !f.drain.call(idKey(req.ID.Raw())) {
-			f.refuse(req.ID.Raw(), jsonrpc.CodeInvalidRequest, "Invalid Request: request id already in use by a call not yet answered")
-			return
+		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+			switch f.drain.call(idKey(req.ID.Raw())) {
+			case callDuplicate:
+				f.refuse(req.ID.Raw(), jsonrpc.CodeInvalidRequest, "Invalid Request: request id already in use by a call not yet answered")
+				return
+			case callStopping:
+				f.refuse(req.ID.Raw(), codeShuttingDown, shuttingDown)
+				return
+			}
 		}
 		f.queued = m
 	}
 }
+
+// codeShuttingDown is the JSON-RPC error (in the range JSON-RPC 2.0 leaves
+// to servers) of a request read after a signal: it will not be served.
+const codeShuttingDown = -32000
+
+const shuttingDown = "the server is shutting down: this request was not served"
 
 const batchRefusal = "Invalid Request: JSON-RPC batches are not supported over stdio (MCP removed batching in 2025-06-18): send one message per line"
 
