@@ -26,8 +26,8 @@ type drain struct {
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced whenever pending drops
 	pending  int
-	stopping bool // a signal came: no new call is taken
-	ids     map[string]struct{} // ids (JSON text) of the calls not yet answered
+	stopping bool                // a signal came: no new call is taken
+	ids      map[string]struct{} // ids (JSON text) of the calls not yet answered
 
 	outPrefix []byte // the start of the current output line (up to outPeek bytes)
 	outSeen   bool   // the current output line is already classified
