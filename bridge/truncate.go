@@ -48,7 +48,11 @@ func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte, structu
 			"Truncated answer: the upstream sent more than %d bytes of %s (--max-response-bytes); none of it is shown.", limit, mt)}}}
 	} else {
 		red, _ := c.redactor.RedactBody(mt, prefix)
-		text := c.redactor.TrimPartialSecret(safeCut(red))
+		// No part of a secret at the end, whatever the end holds (TailGuard
+		// is a fixed amount: trimming what looked like a secret's start
+		// told an agent whether its guess was one), then a word boundary.
+		red = red[:max(0, len(red)-c.redactor.TailGuard())]
+		text := safeCut(red)
 		res = &mcp.CallToolResult{Content: []mcp.Content{
 			&mcp.TextContent{Text: string(text) + " …(truncated)"},
 			&mcp.TextContent{Text: fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the text above stops after %d of them.", limit, len(text))},

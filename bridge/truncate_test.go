@@ -101,6 +101,27 @@ func TestTruncate(t *testing.T) {
 		}
 	}
 
+	// No oracle: where the cut falls does not depend on whether the text
+	// before it starts the secret. Guesses of every length, right and
+	// wrong, padded past the limit, come back cut at the same place (a
+	// trim of what starts the secret told right from wrong, one character
+	// at a time).
+	for _, sep := range []string{" ", ""} {
+		lengths := map[int]bool{}
+		for _, guess := range []string{secret[:4], "tok-X", secret[:10], "tok-abcdefgXij", secret[:len(secret)-1], "Zok-abcdefghijklmnopqrstuvwxyz012345678"} {
+			body, ct = "hello world "+guess+sep+strings.Repeat("z", 2000), "text/plain"
+			text := strings.TrimSuffix(call().Content[0].(*mcp.TextContent).Text, " …(truncated)")
+			if sep == "" {
+				lengths[len(text)] = true // the guess is part of the last word
+			} else {
+				lengths[len(text)-len(guess)] = true
+			}
+		}
+		if len(lengths) != 1 {
+			t.Errorf("sep %q: cut text lengths %v differ with the guess", sep, lengths)
+		}
+	}
+
 	// Binary media: no bytes of it as text.
 	body, ct = strings.Repeat("\x89PNG", 300), "image/png"
 	r = call()

@@ -500,27 +500,22 @@ func keepMasked[T text](r *Redactor, v T) bool {
 	return hasAt(v, 0, maskedPrefix) && !matches(r, v)
 }
 
-// TrimPartialSecret returns b without a trailing part of a configured
-// secret: the longest proper prefix of a secret, or of one of its encoded
-// forms, that b ends with, repeatedly. Text cut at a size limit may end
-// inside a secret, and half a secret matches no rule; cut text goes
-// through this after redaction. It may drop a few ordinary bytes that
-// happen to start a secret's form.
-func (r *Redactor) TrimPartialSecret(b []byte) []byte {
+// TailGuard is how many bytes text cut at a size limit must lose at its
+// end so that no part of a configured secret, or of one of its encoded
+// forms, can remain there: one less than the longest such form (0 with no
+// secret). Text cut inside a secret ends with part of it, which matches
+// no rule; cut text, redacted, is shortened by this much.
+//
+// The amount depends on the secrets' lengths alone, never on the bytes at
+// the end: trimming just the part of a secret found there would let
+// whoever chooses the text (an agent that has the upstream echo it, padded
+// to the limit) learn from the cut whether its guess starts the secret,
+// and so read the secret one character at a time.
+func (r *Redactor) TailGuard() int {
 	r = r.current()
-	for {
-		cut := 0
-		for _, l := range r.lits {
-			for k := min(len(l.s)-1, len(b)); k > cut; k-- {
-				if string(b[len(b)-k:]) == l.s[:k] {
-					cut = k
-					break
-				}
-			}
-		}
-		if cut == 0 {
-			return b
-		}
-		b = b[:len(b)-cut]
+	n := 0
+	for _, l := range r.lits {
+		n = max(n, len(l.s)-1)
 	}
+	return n
 }
