@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"regexp"
@@ -162,6 +163,67 @@ func number(v any) (float64, bool) {
 }
 
 // jsonEqual compares decoded JSON values, numbers by value.
+// uniqueItems reports whether no two items of a are equal as JSON values
+// (jsonEqual), in one pass over canonical keys: comparing every pair made
+// 150,000 items (1 MB of arguments) a minute and a half of CPU.
+func uniqueItems(a []any) bool {
+	if len(a) < 2 {
+		return true
+	}
+	seen := make(map[string]struct{}, len(a))
+	var b []byte
+	for _, item := range a {
+		b = appendCanonical(b[:0], item)
+		if _, dup := seen[string(b)]; dup {
+			return false
+		}
+		seen[string(b)] = struct{}{}
+	}
+	return true
+}
+
+// appendCanonical appends a key for v that two values share exactly when
+// jsonEqual holds: numbers by their float64 value, objects with sorted
+// members, and a type tag before each value.
+func appendCanonical(b []byte, v any) []byte {
+	if f, ok := number(v); ok {
+		if f == 0 {
+			f = 0 // -0 == 0
+		}
+		return strconv.AppendFloat(append(b, 'n'), f, 'g', -1, 64)
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(b, 'z')
+	case bool:
+		if x {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case string:
+		return strconv.AppendQuote(append(b, 's'), x)
+	case []any:
+		b = append(b, '[')
+		for _, e := range x {
+			b = append(appendCanonical(b, e), ',')
+		}
+		return append(b, ']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for _, k := range keys {
+			b = append(strconv.AppendQuote(b, k), ':')
+			b = append(appendCanonical(b, x[k]), ',')
+		}
+		return append(b, '}')
+	}
+	return fmt.Appendf(append(b, '?'), "%#v", v)
+}
+
 func jsonEqual(a, b any) bool {
 	if fa, ok := number(a); ok {
 		fb, ok := number(b)
@@ -411,14 +473,8 @@ func (k *checker) array(a []any, s *jsonschema.Schema, path []string, depth int)
 	if s.MaxItems != nil && len(a) > *s.MaxItems {
 		return failKW(path, "more items than maxItems", "maxItems", s, a)
 	}
-	if s.UniqueItems {
-		for i := range a {
-			for j := i + 1; j < len(a); j++ {
-				if jsonEqual(a[i], a[j]) {
-					return failKW(path, "items are not unique", "uniqueItems", s, a)
-				}
-			}
-		}
+	if s.UniqueItems && !uniqueItems(a) {
+		return failKW(path, "items are not unique", "uniqueItems", s, a)
 	}
 	if s.Contains != nil {
 		n := 0
