@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"io"
 	"mime"
 	"net/http"
@@ -82,10 +83,35 @@ func inspectMessage(data []byte, maxDepth int) (msg jsonrpc.Message, batch bool,
 		if err != nil {
 			return nil, false, jsonrpc.CodeInvalidRequest, "Invalid Request: " + err.Error()
 		}
+		if !exactID(data) {
+			// go-sdk reads a numeric id through a float64 into an int64
+			// (1.5 as 1, 2^53+1 as 2^53, 2^64 as -2^63) and would answer
+			// under another id than the one sent.
+			return nil, false, jsonrpc.CodeInvalidRequest, "Invalid Request: an id must be a string or an integer of at most 2^53 in magnitude, so that the answer can carry it exactly"
+		}
 		return m, false, 0, ""
 	default:
 		return nil, false, jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON-RPC message"
 	}
+}
+
+// exactID reports whether the id of the message in data, if it has a
+// numeric one, is an integer literal go-sdk reads exactly (|n| <= 2^53). Only the general path
+// asks (plainRequest takes plain integer ids itself).
+func exactID(data []byte) bool {
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(data, &probe) != nil || len(probe.ID) == 0 {
+		return true // no id, or the decoder's error stands
+	}
+	switch c := probe.ID[0]; {
+	case c == '-' || c >= '0' && c <= '9':
+		// go-sdk decodes it through a float64: exact up to 2^53.
+		n, err := strconv.ParseInt(string(probe.ID), 10, 64)
+		return err == nil && n >= -1<<53 && n <= 1<<53
+	}
+	return true
 }
 
 // exceedsDepth reports whether arrays and objects in data nest deeper than

@@ -13,6 +13,8 @@ import (
 	"go.uber.org/zap"
 )
 
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 const (
 	// idPeek is how much of a refused line is kept to recover its id.
 	idPeek = 4 << 10
@@ -95,7 +97,9 @@ func (f *frameReader) next() {
 		f.err = err
 		return
 	}
-	line = bytes.TrimRight(line, "\r\n")
+	// A byte order mark (Windows tools add one to what they pipe) is not
+	// part of the message (RFC 8259 §8.1 lets a parser ignore it).
+	line = bytes.TrimPrefix(bytes.TrimRight(line, "\r\n"), utf8BOM)
 	if !tooLong && len(line) > f.maxBytes {
 		tooLong, line = true, line[:min(len(line), idPeek)]
 	}

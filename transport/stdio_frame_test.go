@@ -112,6 +112,13 @@ func TestStdioBadInput(t *testing.T) {
 		{"nested at the limit", deep(60), []answer{{"7", 0}}}, // 4 levels of envelope + 60
 		{"blank line", ``, nil},
 		{"CRLF line ending", ping("crlf") + "\r", []answer{{`"crlf"`, 0}}},
+		{"byte order mark", "\xef\xbb\xbf" + ping("bom"), []answer{{`"bom"`, 0}}},
+		// go-sdk would answer 1.5 as 1 and 2^64 as -2^63: refused instead.
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, []answer{{"1.5", -32600}}},
+		{"id beyond int64", `{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`, []answer{{"12345678901234567890", -32600}}},
+		{"id beyond 2^53", `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, []answer{{"9007199254740993", -32600}}},
+		{"id 1e3", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, []answer{{"1e3", -32600}}},
+		{"id 2^53", `{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`, []answer{{"9007199254740992", 0}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -124,7 +124,7 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 	// encodeCall is outermost, so that the others see go-sdk's result
 	// types (resultjson.go); shapeList then fits to the client's revision
 	// the list filterList left (listshape.go).
-	s.srv.AddReceivingMiddleware(s.encodeCall, s.shapeList, s.filterList, s.filterResources)
+	s.srv.AddReceivingMiddleware(s.encodeCall, s.shapeList, s.filterList, s.filterResources, checkLogLevel)
 	s.registerInitial(rt.Catalog())
 	s.syncResources(rt.Catalog())
 	rt.OnSwap(func(_, cur *bridge.Catalog) { s.Sync(cur) })
@@ -399,4 +399,29 @@ func ListTools(ctx context.Context, srv *mcp.Server, version string) ([]*mcp.Too
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// logLevels are the levels logging/setLevel takes (RFC 5424's, as MCP
+// names them).
+var logLevels = map[mcp.LoggingLevel]bool{
+	"debug": true, "info": true, "notice": true, "warning": true,
+	"error": true, "critical": true, "alert": true, "emergency": true,
+}
+
+// checkLogLevel refuses a logging/setLevel without one of the eight levels
+// (invalid params, as MCP's logging utility says): go-sdk would store any
+// string, and "bogus" then let every message through.
+func checkLogLevel(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "logging/setLevel" {
+			var level mcp.LoggingLevel
+			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
+				level = p.Level
+			}
+			if !logLevels[level] {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid log level %q: use one of debug, info, notice, warning, error, critical, alert, emergency", level)}
+			}
+		}
+		return next(ctx, method, req)
+	}
 }

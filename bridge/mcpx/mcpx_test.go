@@ -532,3 +532,20 @@ func TestLogMessagesOnlyWhenAsked(t *testing.T) {
 		})
 	}
 }
+
+// TestSetLevelChecksTheLevel: logging/setLevel takes the eight MCP levels
+// and refuses anything else with invalid params.
+func TestSetLevelChecksTheLevel(t *testing.T) {
+	up := newUpstream(t)
+	srv := mcpx.New(bridge.NewRuntime(catalog(t, spec(op{"alpha", "Alpha"}), up, nil)), mcpx.Options{Version: "test"}).MCP()
+	cs := connectInMemory(t, srv, nil)
+	if err := cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
+		t.Errorf("warning: %v", err)
+	}
+	for _, level := range []mcp.LoggingLevel{"bogus", "", "INFO"} {
+		err := cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: level})
+		if err == nil || !strings.Contains(err.Error(), "invalid log level") {
+			t.Errorf("level %q: %v, want invalid params", level, err)
+		}
+	}
+}
