@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
