@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/request"
 	"github.com/mcpbridge/mcpbridge/bridge/result"
+	"github.com/mcpbridge/mcpbridge/bridge/schema"
 	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 )
 
@@ -106,8 +107,9 @@ func (c *Catalog) arguments(t *Tool, raw json.RawMessage) (map[string]any, error
 	if int64(len(raw)) > c.opts.MaxArgumentBytes {
 		return nil, &ArgumentError{Reason: fmt.Sprintf("arguments are %d bytes, more than the %d allowed", len(raw), c.opts.MaxArgumentBytes)}
 	}
-	if d := jsonDepth(raw); d > c.opts.MaxArgumentDepth {
-		return nil, &ArgumentError{Reason: fmt.Sprintf("arguments nest %d levels deep, more than the %d allowed", d, c.opts.MaxArgumentDepth)}
+	depth := schema.Depth(raw)
+	if depth > c.opts.MaxArgumentDepth {
+		return nil, &ArgumentError{Reason: fmt.Sprintf("arguments nest %d levels deep, more than the %d allowed", depth, c.opts.MaxArgumentDepth)}
 	}
 	args, err := decodeArgs(raw)
 	if err != nil {
@@ -116,6 +118,11 @@ func (c *Catalog) arguments(t *Tool, raw json.RawMessage) (map[string]any, error
 	// Arguments that pass the one-pass checker need no validator (it
 	// accepts only what the validator accepts); the rest get the
 	// validator, coercion and an explanation.
+	if depth > result.MaxRecursiveChoiceDepth && t.input.RecursiveChoice() {
+		// Checking it (the one-pass checker as much as the validator)
+		// could take time exponential in the nesting.
+		return nil, &ArgumentError{Reason: fmt.Sprintf("arguments nest %d levels deep; this tool's schema refers to itself through alternatives (oneOf/anyOf), which costs the validator twice as much for every level, so at most %d levels are accepted", depth, result.MaxRecursiveChoiceDepth)}
+	}
 	if !t.input.FastArgs().Valid(argBytes(raw)) {
 		input, err := t.input.Resolved()
 		if err != nil {
@@ -290,34 +297,6 @@ func cutMiddle(s string, max int) string {
 		tailAt++
 	}
 	return s[:head] + fmt.Sprintf("…[%d bytes left out]…", tailAt-head) + s[tailAt:]
-}
-
-// jsonDepth is the deepest nesting of arrays and objects in raw, found by a
-// byte scan (brackets inside strings skipped) before anything is decoded.
-func jsonDepth(raw []byte) int {
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, b := range raw {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-		case b == '"':
-			inString = true
-		case b == '{' || b == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case b == '}' || b == ']':
-			depth--
-		}
-	}
-	return deepest
 }
 
 // argBytes is raw as the checker reads it: absent and null arguments are

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -60,6 +61,9 @@ func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty bo
 			return
 		}
 		reason, logged = "the answer has no body", true
+	case red != nil && t.Output.RecursiveChoice() && schema.Depth(red) > MaxRecursiveChoiceDepth:
+		// Checking it could take time exponential in its nesting.
+		reason = fmt.Sprintf("the answer nests deeper than %d levels, too deep to check against this tool's self-referring output schema", MaxRecursiveChoiceDepth)
 	case red != nil && t.Output.Fast().Valid(red):
 		// The common case, checked in one pass over the bytes: the answer
 		// conforms (Fast accepts only what the validator accepts).
@@ -96,6 +100,13 @@ func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty bo
 	res.StructuredContent = json.RawMessage("{}")
 	setMeta(res, map[string]any{"replaced": true, "reason": reason})
 }
+
+// MaxRecursiveChoiceDepth bounds the nesting of a value checked against a
+// schema that refers to itself through alternatives
+// (schema.RecursiveChoice): each level can double the checkers' work (an
+// argument 22 levels deep once took 39 s); 12 levels stay within
+// milliseconds.
+const MaxRecursiveChoiceDepth = 12
 
 // decodeObject decodes a JSON answer for the validator: numbers as
 // float64, except one beyond float64's range (1e400, valid JSON), which

@@ -20,6 +20,7 @@ type Lazy struct {
 	formats *bool  // the schema declares a format the checker asserts
 	fast    **Fast // formats need the validator
 	fastIn  **Fast // formats are annotations
+	branchy *bool  // recursive through oneOf/anyOf (RecursiveChoice)
 }
 
 // resolved returns the validator, resolving it once. It is safe for
@@ -43,6 +44,7 @@ func (l *Lazy) Resolved() (*jsonschema.Resolved, error) {
 		*l.formats = UsesFormat(&s)
 		*l.fast = CompileFast(&s, false)
 		*l.fastIn = CompileFast(&s, true)
+		*l.branchy = RecursiveChoice(&s)
 	})
 	return *l.res, *l.err
 }
@@ -76,6 +78,16 @@ func (l *Lazy) UsesFormat() bool {
 	return *l.formats
 }
 
+// RecursiveChoice reports whether the schema refers to itself through
+// alternatives (see the function of that name); false when there is no
+// schema or it does not resolve.
+func (l *Lazy) RecursiveChoice() bool {
+	if _, err := l.Resolved(); err != nil {
+		return false
+	}
+	return *l.branchy
+}
+
 // Schema returns the decoded schema the validator was resolved from, for
 // walks such as [Reduce]. It is shared: never modify it.
 func (l *Lazy) Schema() (*jsonschema.Schema, error) {
@@ -97,5 +109,5 @@ func NewLazy(raw json.RawMessage) Lazy {
 	var r *jsonschema.Resolved
 	var err error
 	var fast, fastIn *Fast
-	return Lazy{raw: raw, once: new(sync.Once), res: &r, err: &err, formats: new(bool), fast: &fast, fastIn: &fastIn}
+	return Lazy{raw: raw, once: new(sync.Once), res: &r, err: &err, formats: new(bool), fast: &fast, fastIn: &fastIn, branchy: new(bool)}
 }
