@@ -118,22 +118,30 @@ func SameDefinition(a, b *Tool) bool {
 }
 
 // credentialParam reports whether a parameter's location and name are those
-// of a configured credential (header names case-insensitively).
+// of a configured credential, as lenient servers read names (case aside,
+// PHP's '_' for '.', ' ', and for headers '-': see request.SameParamName
+// and request.SameHeaderName).
 func (c *Catalog) credentialParam(in, name string) bool {
 	cr := c.opts.Credentials
 	switch in {
 	case "query":
-		_, ok := cr.Query[name]
-		return ok
+		for k := range cr.Query {
+			if request.SameParamName(name, k) {
+				return true
+			}
+		}
 	case "cookie":
-		_, ok := cr.Cookies[name]
-		return ok
+		for k := range cr.Cookies {
+			if request.SameParamName(name, k) {
+				return true
+			}
+		}
 	case "header":
-		if strings.EqualFold(name, "Cookie") && len(cr.Cookies) > 0 {
+		if request.SameHeaderName(name, "Cookie") && len(cr.Cookies) > 0 {
 			return true // the configured cookies make the Cookie header
 		}
 		for k := range cr.Headers {
-			if strings.EqualFold(strings.TrimSpace(k), name) {
+			if request.SameHeaderName(k, name) {
 				return true
 			}
 		}

@@ -405,7 +405,14 @@ func (b *Body) encode(v any) ([]byte, string, error) { return b.encodeLimit(v, 0
 // form, multipart and XML bodies stop being written where they pass it
 // (see TooLargeError), and any other body is refused past it.
 func (b *Body) encodeLimit(v any, limit int) ([]byte, string, error) {
-	data, ct, err := b.encodeCapped(v, limit)
+	return b.encodeChecked(v, limit, nil)
+}
+
+// encodeChecked is encodeLimit that first calls field (nil: none) with
+// the name of every form field or multipart part the body writes, as a
+// server reads it (a form field's unescaped), and fails with its error.
+func (b *Body) encodeChecked(v any, limit int, field func(string) error) ([]byte, string, error) {
+	data, ct, err := b.encodeCapped(v, limit, field)
 	if err == nil && overLimit(len(data), limit) {
 		err = &TooLargeError{What: "body", Limit: limit}
 	}
@@ -416,7 +423,7 @@ func (b *Body) encodeLimit(v any, limit int) ([]byte, string, error) {
 	return data, ct, err
 }
 
-func (b *Body) encodeCapped(v any, limit int) ([]byte, string, error) {
+func (b *Body) encodeCapped(v any, limit int, field func(string) error) ([]byte, string, error) {
 	if v == nil {
 		if b.Required {
 			return nil, "", errors.New("body is required")
@@ -436,13 +443,21 @@ func (b *Body) encodeCapped(v any, limit int) ([]byte, string, error) {
 			return nil, "", fmt.Errorf("body must be an object for %s", b.ContentType)
 		}
 		data, err := b.encodeForm(obj, limit)
+		if err == nil && field != nil {
+			for pair := range strings.SplitSeq(string(data), "&") {
+				k, _, _ := strings.Cut(pair, "=")
+				if err := field(unescapeName(k)); err != nil {
+					return nil, "", err
+				}
+			}
+		}
 		return data, b.Header, err
 	case KindMultipart:
 		obj, ok := v.(map[string]any)
 		if !ok {
 			return nil, "", fmt.Errorf("body must be an object for %s", b.ContentType)
 		}
-		return b.encodeMultipart(obj, limit)
+		return b.encodeMultipart(obj, limit, field)
 	case KindText:
 		switch v.(type) {
 		case []any, map[string]any:
@@ -576,7 +591,7 @@ func isYAML(ct string) bool {
 	}
 }
 
-func (b *Body) encodeMultipart(obj map[string]any, limit int) ([]byte, string, error) {
+func (b *Body) encodeMultipart(obj map[string]any, limit int, field func(string) error) ([]byte, string, error) {
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&capWriter{buf: &buf, limit: limit, what: "body"})
 	if b.boundary != "" {
@@ -585,7 +600,7 @@ func (b *Body) encodeMultipart(obj map[string]any, limit int) ([]byte, string, e
 		}
 	}
 	for _, name := range sortedKeys(obj) {
-		if err := b.writeProperty(w, name, obj[name], limit); err != nil {
+		if err := b.writeProperty(w, name, obj[name], limit, field); err != nil {
 			return nil, "", fmt.Errorf("body property %q: %w", name, err)
 		}
 	}
@@ -603,14 +618,19 @@ func (b *Body) styledSpec(name string, e *Encoding, allowReserved bool) ParamSpe
 		Explode: sm.Explode || sm.Style == openapi3.SerializationDeepObject, Nested: b.Nested, Delims: e.Delims}
 }
 
-func (b *Body) writeProperty(w *multipart.Writer, name string, v any, limit int) error {
+func (b *Body) writeProperty(w *multipart.Writer, name string, v any, limit int, field func(string) error) error {
 	if hasControl(name) {
 		return errors.New("property names must not contain control characters")
 	}
 	e := b.Encoding[name]
 	plan := b.Files[name]
 	if plan.Kind == FileNone && e.styled() && (e.SerializationMethod().Style == openapi3.SerializationDeepObject || nests(v)) {
-		return b.writeStyledParts(w, name, v, e, limit)
+		return b.writeStyledParts(w, name, v, e, limit, field)
+	}
+	if field != nil {
+		if err := field(name); err != nil {
+			return err
+		}
 	}
 	items := []any{v}
 	arr, split := v.([]any)
@@ -654,7 +674,7 @@ func (b *Body) writeProperty(w *multipart.Writer, name string, v any, limit int)
 // encoding, one text part each, decoded. The pairs are built without
 // allowReserved, so every byte but the delimiters is escaped and decoding
 // gives back exactly the keys and values.
-func (b *Body) writeStyledParts(w *multipart.Writer, name string, v any, e *Encoding, limit int) error {
+func (b *Body) writeStyledParts(w *multipart.Writer, name string, v any, e *Encoding, limit int, field func(string) error) error {
 	q, err := b.styledSpec(name, e, false).appendQueryLimit(nil, v, limit)
 	if err != nil {
 		return err
@@ -671,6 +691,11 @@ func (b *Body) writeStyledParts(w *multipart.Writer, name string, v any, e *Enco
 		}
 		if hasControl(key) {
 			return fmt.Errorf("field name %q must not contain control characters", key)
+		}
+		if field != nil {
+			if err := field(key); err != nil {
+				return err
+			}
 		}
 		h := textproto.MIMEHeader{}
 		h.Set("Content-Disposition", `form-data; name="`+quoteParam(key)+`"`)

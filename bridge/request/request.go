@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -30,8 +31,9 @@ type Plan struct {
 
 	base *url.URL // Base, parsed by Prepare
 	// baseNames are the names in base's query that no query parameter of
-	// the operation declares: arguments may not send them (Build).
-	baseNames []string
+	// the operation declares (see credKey): arguments may not send them
+	// (Build).
+	baseNames []credKey
 	// basePairs splits base's query when a query parameter of the
 	// operation declares one of its names (nil otherwise): a value the
 	// arguments give that parameter replaces the base's pairs of that
@@ -41,9 +43,9 @@ type Plan struct {
 
 // basePair is one name=value pair of the base URL's query.
 type basePair struct {
-	raw      string // as written, escaped
-	name     string // unescaped, paramBase, lower case
-	declared bool   // a query parameter of the operation has this name
+	raw      string  // as written, escaped
+	name     credKey // unescaped
+	declared bool    // a query parameter of the operation has this name (credKey.same)
 }
 
 // Seg is a literal, already escaped, or a reference to a path parameter.
@@ -90,25 +92,23 @@ func (p *Plan) Prepare() error {
 	p.base = u
 	p.baseNames, p.basePairs = nil, nil
 	if u.RawQuery != "" {
-		declared := map[string]bool{}
+		var declared []credKey
 		for _, prm := range p.Params {
 			if prm.Spec.In == InQuery {
-				declared[strings.ToLower(paramBase(prm.Spec.Name))] = true
+				declared = append(declared, newCredKey(prm.Spec.Name))
 			}
 		}
 		var pairs []basePair
 		anyDeclared := false
 		for pair := range strings.SplitSeq(u.RawQuery, "&") {
 			k, _, _ := strings.Cut(pair, "=")
-			if uk, err := url.QueryUnescape(k); err == nil {
-				k = uk
-			}
-			name := strings.ToLower(paramBase(k))
-			bp := basePair{raw: pair, name: name, declared: k != "" && declared[name]}
+			k = unescapeName(k)
+			name := newCredKey(k)
+			bp := basePair{raw: pair, name: name, declared: k != "" && slices.ContainsFunc(declared, name.same)}
 			anyDeclared = anyDeclared || bp.declared
 			pairs = append(pairs, bp)
 			if k != "" && !bp.declared {
-				p.baseNames = append(p.baseNames, k)
+				p.baseNames = append(p.baseNames, name)
 			}
 		}
 		if anyDeclared {
@@ -126,17 +126,14 @@ func (p *Plan) baseQuery(q []byte) string {
 	if p.basePairs == nil || len(q) == 0 {
 		return p.base.RawQuery
 	}
-	written := map[string]bool{}
+	var written []credKey
 	for pair := range strings.SplitSeq(string(q), "&") {
 		k, _, _ := strings.Cut(pair, "=")
-		if uk, err := url.QueryUnescape(k); err == nil {
-			k = uk
-		}
-		written[strings.ToLower(paramBase(k))] = true
+		written = append(written, newCredKey(unescapeName(k)))
 	}
 	var kept []string
 	for _, bp := range p.basePairs {
-		if !bp.declared || !written[bp.name] {
+		if !bp.declared || !slices.ContainsFunc(written, bp.name.same) {
 			kept = append(kept, bp.raw)
 		}
 	}
@@ -234,6 +231,12 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 				query = query[:before-1] // nothing was written: drop the '&'
 			}
 		case "header":
+			if creds.headerNamed(prm.Spec.Name) {
+				// Left out of the tool when it was built (see
+				// SameHeaderName); a tool restored from an older build may
+				// still have it.
+				return nil, &ArgumentError{Field: prm.Arg, Reason: fmt.Sprintf("the header %q is read as the one that carries the bridge's upstream credential", prm.Spec.Name)}
+			}
 			hv, err := prm.Spec.headerValue(v)
 			if err != nil {
 				return nil, &ArgumentError{Field: prm.Arg, Reason: err.Error()}
@@ -273,14 +276,9 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 	if len(creds.cookieNames) > 0 && len(cookies) > 0 {
 		for _, c := range cookies {
 			name, _, _ := strings.Cut(c, "=")
-			name = strings.TrimSpace(name)
-			if unescaped, err := url.QueryUnescape(name); err == nil {
-				name = unescaped
-			}
-			for _, n := range creds.cookieNames {
-				if strings.EqualFold(paramBase(name), paramBase(n)) {
-					return nil, &ArgumentError{Field: cookieArg(p.Params, args), Reason: fmt.Sprintf("the value would send the cookie %q, which carries the bridge's upstream credential", name)}
-				}
+			name = unescapeName(name)
+			if slices.ContainsFunc(creds.cookieNames, newCredKey(name).same) {
+				return nil, &ArgumentError{Field: cookieArg(p.Params, args), Reason: fmt.Sprintf("the value would send the cookie %q, which carries the bridge's upstream credential", name)}
 			}
 		}
 	}
@@ -304,7 +302,28 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 	var contentType string
 	if p.Body != nil {
 		if v, ok := args[BodyArg]; ok {
-			body, contentType, err = p.Body.encodeLimit(v, limit)
+			// Servers that merge a form body with the query (PHP's
+			// $_REQUEST, Rack, Sinatra) read a field named like a query
+			// credential, or a name the upstream URL's query sets, instead
+			// of it.
+			var field func(string) error
+			if len(creds.queryNames) > 0 || len(p.baseNames) > 0 {
+				field = func(name string) error {
+					k := newCredKey(name)
+					switch {
+					case slices.ContainsFunc(creds.queryNames, k.same):
+						return &fieldError{fmt.Sprintf("the value would send the form field %q, which servers that merge the body with the query read as the query parameter that carries the bridge's upstream credential", name)}
+					case slices.ContainsFunc(p.baseNames, k.same):
+						return &fieldError{fmt.Sprintf("the value would send the form field %q, which servers that merge the body with the query read as a query parameter the bridge's upstream URL sets", name)}
+					}
+					return nil
+				}
+			}
+			body, contentType, err = p.Body.encodeChecked(v, limit, field)
+			var fe *fieldError
+			if errors.As(err, &fe) {
+				return nil, &ArgumentError{Field: BodyArg, Reason: fe.reason}
+			}
 			if err != nil {
 				return nil, &ArgumentError{Field: BodyArg, Reason: err.Error()}
 			}
@@ -355,7 +374,7 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 // queryCredential finds, in the query pairs the arguments wrote, one
 // whose name (unescaped) is a credential's, and the query argument whose
 // own encoding wrote it.
-func queryCredential(q []byte, names []string, params []Param, args map[string]any) (arg, name string) {
+func queryCredential(q []byte, names []credKey, params []Param, args map[string]any) (arg, name string) {
 	if name = credentialPair(q, names); name == "" {
 		return "", ""
 	}
@@ -374,33 +393,22 @@ func queryCredential(q []byte, names []string, params []Param, args map[string]a
 
 // credentialPair is the name of the first pair of the query q named like
 // one of names, once unescaped; "" if none is. "Like" is as lenient as the
-// servers that read it: case aside (ASP.NET reads API_KEY as api_key), and
-// up to a '[' or '.' that a nested key adds (PHP and Rails read api_key[]
-// and api_key[x] as api_key) or a control character.
-func credentialPair(q []byte, names []string) string {
+// servers that read it: see credName and credKey.
+func credentialPair(q []byte, names []credKey) string {
 	for pair := range strings.SplitSeq(string(q), "&") {
 		k, _, _ := strings.Cut(pair, "=")
-		if uk, err := url.QueryUnescape(k); err == nil {
-			k = uk
-		}
-		base := paramBase(k)
-		for _, n := range names {
-			if strings.EqualFold(base, paramBase(n)) {
-				return k
-			}
+		k = unescapeName(k)
+		if slices.ContainsFunc(names, newCredKey(k).same) {
+			return k
 		}
 	}
 	return ""
 }
 
-// paramBase is a query or cookie name up to the first '[', '.' or control
-// character: the parameter a lenient server files the pair under.
-func paramBase(k string) string {
-	if i := strings.IndexFunc(k, func(r rune) bool { return r == '[' || r == '.' || r < 0x20 || r == 0x7f }); i >= 0 {
-		return k[:i]
-	}
-	return k
-}
+// fieldError is a form field or multipart part the body may not write.
+type fieldError struct{ reason string }
+
+func (e *fieldError) Error() string { return e.reason }
 
 // cookieArg names the first cookie argument given, for an error about
 // the cookies the arguments wrote.
@@ -437,7 +445,10 @@ type Prepared struct {
 	cookies       []string // name=value pairs
 	// queryNames and cookieNames are the credentials' parameter names:
 	// an argument may not send a pair of that name (see [Plan.Build]).
-	queryNames, cookieNames []string
+	queryNames, cookieNames []credKey
+	// headerNames are the configured headers' names, as credName reads
+	// them (Authorization aside).
+	headerNames []string
 }
 
 func (c Credentials) Prepare() (*Prepared, error) {
@@ -460,16 +471,23 @@ func (c Credentials) Prepare() (*Prepared, error) {
 			return nil, fmt.Errorf("upstream header Authorization conflicts with the configured token")
 		}
 		p.headers[name] = v
+		p.headerNames = append(p.headerNames, credName(name, true))
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Query)) {
 		p.query = append(p.query, url.QueryEscape(k)+"="+url.QueryEscape(c.Query[k]))
-		p.queryNames = append(p.queryNames, k)
+		p.queryNames = append(p.queryNames, newCredKey(k))
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Cookies)) {
 		p.cookies = append(p.cookies, k+"="+c.Cookies[k])
-		p.cookieNames = append(p.cookieNames, k)
+		p.cookieNames = append(p.cookieNames, newCredKey(k))
 	}
 	return p, nil
+}
+
+// headerNamed reports whether lenient servers read a header of that name
+// as a configured credential header (see SameHeaderName).
+func (p *Prepared) headerNamed(name string) bool {
+	return len(p.headerNames) > 0 && slices.Contains(p.headerNames, credName(name, true))
 }
 
 // secrets lists every credential value, for the sanitizer.
