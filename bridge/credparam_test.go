@@ -1,6 +1,10 @@
 package bridge_test
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -405,5 +409,187 @@ paths:
 	}
 	if req := got.Load(); req.Header.Get("X-Trace") != "t1" || req.Header.Get("X-Api-Key") != "hk-configured-1" || req.Header.Get("Connection") != "" {
 		t.Errorf("upstream headers %v", req.Header)
+	}
+}
+
+const lenientCredSpec = `openapi: 3.0.3
+info: {title: lenient, version: "1"}
+paths:
+  /echo:
+    get:
+      operationId: echo
+      parameters:
+        - {name: filter, in: query, style: form, explode: true, schema: {type: object, additionalProperties: true}}
+        - {name: prefs, in: cookie, style: form, explode: true, schema: {type: object, additionalProperties: true}}
+        - {name: X_Api_Key, in: header, schema: {type: string}}
+        - {name: X-Trace, in: header, schema: {type: string}}
+      responses: {"200": {description: ok}}
+  /form:
+    post:
+      operationId: form
+      requestBody:
+        content:
+          application/x-www-form-urlencoded:
+            schema: {type: object, additionalProperties: true, properties: {opts: {type: object, additionalProperties: true}}}
+            encoding: {opts: {style: form, explode: true}}
+      responses: {"200": {description: ok}}
+  /upload:
+    post:
+      operationId: upload
+      requestBody:
+        content:
+          multipart/form-data:
+            schema: {type: object, additionalProperties: true, properties: {opts: {type: object, additionalProperties: true}}}
+            encoding: {opts: {style: deepObject, explode: true}}
+      responses: {"200": {description: ok}}
+`
+
+// TestLenientCredentialNames: names that PHP (and CGI, Rack, Sinatra)
+// file under a credential's are refused as well as the credential's own:
+// PHP reads '.', ' ' and an unmatched '[' as '_' and trims leading spaces
+// (a cookie session.id is $_COOKIE['session_id'], the first of which
+// wins; a query api.key is $_GET['api_key'], the last of which wins), a
+// header X_Api_Key is HTTP_X_API_KEY like X-Api-Key, and a form or
+// multipart body field is merged over the query ($_REQUEST). The upstream
+// is not called; ordinary names still go.
+func TestLenientCredentialNames(t *testing.T) {
+	// The upstream keeps the last request with its body.
+	got, calls := new(atomic.Pointer[http.Request]), new(atomic.Int32)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		kept := r.Clone(context.Background())
+		kept.Body = io.NopCloser(bytes.NewReader(body))
+		got.Store(kept)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(up.Close)
+	creds := bridge.Credentials{
+		Query:   map[string]string{"api_key": "QSECRET-111"},
+		Cookies: map[string]string{"session_id": "CSECRET-222"},
+		Headers: map[string]string{"X-Api-Key": "HSECRET-333"},
+	}
+	withCreds := bridge.NewRuntime(specCatalog(t, lenientCredSpec, bridge.Options{BaseURL: up.URL + "/v1", Client: up.Client(), Credentials: creds}))
+	withBase := bridge.NewRuntime(specCatalog(t, lenientCredSpec, bridge.Options{BaseURL: up.URL + "/v1?api_key=BASESECRET-444", Client: up.Client()}))
+	const (
+		cookieCred = "which carries the bridge's upstream credential"
+		queryCred  = "which carries the bridge's upstream credential"
+		baseSet    = "which the bridge's upstream URL sets"
+		formCred   = "read as the query parameter that carries the bridge's upstream credential"
+		formBase   = "read as a query parameter the bridge's upstream URL sets"
+	)
+	for _, tc := range []struct {
+		name string
+		rt   *bridge.Runtime
+		tool string
+		args string
+		want []string // all in the refusal; nil: the call goes
+	}{
+		// 1. Cookies: PHP maps '.' and ' ' to '_', an unmatched '[' too,
+		// and skips leading spaces once the name is unescaped.
+		{"cookie dot", withCreds, "echo", `{"prefs":{"session.id":"EVIL"}}`, []string{`cookie "session.id"`, cookieCred}},
+		{"cookie space", withCreds, "echo", `{"prefs":{"session id":"EVIL"}}`, []string{`cookie "session id"`, cookieCred}},
+		{"cookie leading space", withCreds, "echo", `{"prefs":{" session_id":"EVIL"}}`, []string{`cookie " session_id"`, cookieCred}},
+		{"cookie unmatched bracket", withCreds, "echo", `{"prefs":{"session[id":"EVIL"}}`, []string{`cookie "session[id"`, cookieCred}},
+		{"cookie array", withCreds, "echo", `{"prefs":{"Session.ID[x]":"EVIL"}}`, []string{`cookie "Session.ID[x]"`, cookieCred}},
+		// 2. The upstream URL's query, and a query credential.
+		{"base query dot", withBase, "echo", `{"filter":{"api.key":"EVIL"}}`, []string{`"filter"`, `query parameter "api.key"`, baseSet}},
+		{"base query leading space", withBase, "echo", `{"filter":{" api_key":"EVIL"}}`, []string{`"filter"`, `query parameter " api_key"`, baseSet}},
+		{"base query unmatched bracket", withBase, "echo", `{"filter":{"api[key":"EVIL"}}`, []string{`"filter"`, `query parameter "api[key"`, baseSet}},
+		{"base query trailing space", withBase, "echo", `{"filter":{"api_key ":"EVIL"}}`, []string{`"filter"`, `query parameter "api_key "`, baseSet}},
+		{"credential query dot", withCreds, "echo", `{"filter":{"API.KEY":"EVIL"}}`, []string{`"filter"`, `query parameter "API.KEY"`, queryCred}},
+		{"credential query space", withCreds, "echo", `{"filter":{"api key[]":"EVIL"}}`, []string{`"filter"`, `query parameter "api key[]"`, queryCred}},
+		// 3. A declared header X_Api_Key is no argument next to a
+		// configured X-Api-Key.
+		{"header underscore", withCreds, "echo", `{"X_Api_Key":"EVIL"}`, []string{"X_Api_Key"}},
+		// 4. Form and multipart bodies: field names as written, nested
+		// ones included.
+		{"form field", withCreds, "form", `{"body":{"api_key":"EVIL"}}`, []string{`"body"`, `form field "api_key"`, formCred}},
+		{"form field nested", withCreds, "form", `{"body":{"api_key[x]":"EVIL"}}`, []string{`form field "api_key[x]"`, formCred}},
+		{"form field dot", withCreds, "form", `{"body":{"Api.Key":"EVIL"}}`, []string{`form field "Api.Key"`, formCred}},
+		{"form field exploded", withCreds, "form", `{"body":{"opts":{"api_key":"EVIL"}}}`, []string{`form field "api_key"`, formCred}},
+		{"form field base", withBase, "form", `{"body":{"api.key":"EVIL"}}`, []string{`form field "api.key"`, formBase}},
+		{"multipart field", withCreds, "upload", `{"body":{"api_key":"EVIL"}}`, []string{`"body"`, `form field "api_key"`, formCred}},
+		{"multipart field space", withCreds, "upload", `{"body":{" api key":"EVIL"}}`, []string{`form field " api key"`, formCred}},
+		{"multipart field base", withBase, "upload", `{"body":{"API_KEY[]":"EVIL"}}`, []string{`form field "API_KEY[]"`, formBase}},
+		// deepObject parts: opts[api_key] is opts to PHP; api_key as a
+		// key of its own is refused.
+		{"multipart deepObject key", withCreds, "upload", `{"body":{"opts":{"x":"1"},"api_key":"EVIL"}}`, []string{`form field "api_key"`, formCred}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := calls.Load()
+			out, err := tc.rt.Call(t.Context(), &bridge.Call{Tool: tc.tool, Args: []byte(tc.args)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := out.Result.Content[0].(*mcp.TextContent).Text
+			if out.Kind != bridge.BadArguments {
+				t.Fatalf("got kind %v, %q; want bad_arguments mentioning %q", out.Kind, text, tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("refusal %q does not mention %q", text, w)
+				}
+			}
+			if n := calls.Load() - before; n != 0 {
+				t.Errorf("the upstream was called %d times", n)
+			}
+		})
+	}
+
+	// Ordinary names, and names that merely resemble a credential's, go.
+	for _, tc := range []struct {
+		name string
+		rt   *bridge.Runtime
+		tool string
+		args string
+		want func(*http.Request) string // "" when the request is as it should be
+	}{
+		{"query and cookie", withCreds, "echo", `{"filter":{"api-key":"1","api_key_id":"2","api":"3"},"prefs":{"session":"s","theme":"dark"},"X-Trace":"t1"}`, func(r *http.Request) string {
+			q := r.URL.Query()
+			if q.Get("api-key") != "1" || q.Get("api_key_id") != "2" || q.Get("api") != "3" || len(q["api_key"]) != 1 || q.Get("api_key") != "QSECRET-111" {
+				return "query " + r.URL.RawQuery
+			}
+			if c := r.Header.Get("Cookie"); c != "session=s; theme=dark; session_id=CSECRET-222" {
+				return "cookies " + c
+			}
+			if v := r.Header.Values("X-Api-Key"); len(v) != 1 || v[0] != "HSECRET-333" || r.Header.Get("X-Trace") != "t1" || r.Header.Get("X_Api_Key") != "" {
+				return "headers " + strings.Join(v, ",")
+			}
+			return ""
+		}},
+		{"base query", withBase, "echo", `{"filter":{"api_key_id":"2","key":"3"}}`, func(r *http.Request) string {
+			if q := r.URL.RawQuery; q != "api_key=BASESECRET-444&api_key_id=2&key=3" {
+				return "query " + q
+			}
+			return ""
+		}},
+		{"form", withCreds, "form", `{"body":{"name":"n","api-key":"1","opts":{"apikey":"2"}}}`, func(r *http.Request) string {
+			if err := r.ParseForm(); err != nil || r.PostForm.Get("name") != "n" || r.PostForm.Get("api-key") != "1" || r.PostForm.Get("apikey") != "2" || r.Form.Get("api_key") != "QSECRET-111" {
+				return "form " + r.PostForm.Encode()
+			}
+			return ""
+		}},
+		{"multipart", withBase, "upload", `{"body":{"name":"n","opts":{"api_key":"x"}}}`, func(r *http.Request) string {
+			if err := r.ParseMultipartForm(1 << 20); err != nil || r.PostForm.Get("name") != "n" || r.PostForm.Get("opts[api_key]") != "x" {
+				return fmt.Sprintf("multipart %v %v", err, r.PostForm)
+			}
+			return ""
+		}},
+	} {
+		t.Run("ordinary "+tc.name, func(t *testing.T) {
+			got.Store(nil)
+			out, err := tc.rt.Call(t.Context(), &bridge.Call{Tool: tc.tool, Args: []byte(tc.args)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Kind != bridge.OK || got.Load() == nil {
+				t.Fatalf("kind %v: %s", out.Kind, out.Result.Content[0].(*mcp.TextContent).Text)
+			}
+			if msg := tc.want(got.Load()); msg != "" {
+				t.Errorf("upstream got %s", msg)
+			}
+		})
 	}
 }
