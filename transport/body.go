@@ -24,7 +24,10 @@ import (
 //
 // Batches (arrays) and non-JSON content types pass on to go-sdk, which owns
 // batch support per protocol revision and the 415 answer.
-func checkBody(max int64, maxDepth int, next http.Handler) http.Handler {
+//
+// With calls (stateless streamable HTTP), a single message passes through
+// calls.serve, which makes a call cancellable by notifications/cancelled.
+func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			next.ServeHTTP(w, r)
@@ -47,8 +50,13 @@ func checkBody(max int64, maxDepth int, next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(data))
 		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
-			if _, _, code, msg := inspectMessage(data, maxDepth); code != 0 {
+			m, _, code, msg := inspectMessage(data, maxDepth)
+			if code != 0 {
 				writeRPCError(w, http.StatusBadRequest, code, msg)
+				return
+			}
+			if calls != nil && m != nil {
+				calls.serve(w, r, m, next)
 				return
 			}
 		}

@@ -89,7 +89,8 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	var (
 		events mcp.EventStore
 		caps   func(http.Handler) http.Handler = func(h http.Handler) http.Handler { return h }
-		hand                                   = handOffHTTP // large results past go-sdk's encodings
+		hand                                   = handOffHTTP    // large results past go-sdk's encodings
+		calls                                  = newCallTable() // notifications/cancelled across POSTs
 	)
 	if o.Stateful {
 		// Resumable streams (Last-Event-ID) and the SSE priming event need an
@@ -99,6 +100,7 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 			newLimiter("stateful sessions", o.MaxSessions, o.MaxSessionsPerIdentity), log)
 		events, caps = sc, sc.wrap
 		hand = func(h http.Handler) http.Handler { return h } // see handOffHTTP
+		calls = nil                                           // go-sdk's session sees both messages
 	}
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		Stateless:           !o.Stateful,
@@ -112,9 +114,9 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	})
 	g := guard{origins: newOriginPolicy(o.AllowedOrigins), auth: authn, log: log}
 
-	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, h.streams.track(caps(keepAlive(o.KeepAlive, hand(streamable)))))))
+	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, calls, h.streams.track(caps(keepAlive(o.KeepAlive, hand(streamable)))))))
 	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, http.HandlerFunc(h.sse.serveStream))))
-	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, http.HandlerFunc(h.sse.serveMessage))))
+	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, nil, http.HandlerFunc(h.sse.serveMessage))))
 	h.mux.Handle("/health", g.screened(healthHandler(o.Status, g.authenticated)))
 	h.mux.Handle("/ready", g.screened(readyHandler(o.Status)))
 	for pattern, route := range o.Routes {

@@ -1,0 +1,73 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+)
+
+// TestCallTable: a key held by one call cancels it; a key two calls hold
+// (clients behind one address numbering alike) cancels neither, until one
+// ends; entries go in any order, and the table ends empty.
+func TestCallTable(t *testing.T) {
+	tab := newCallTable()
+	k := callKey{"addr:127.0.0.1", mustID(t, float64(7))}
+	ctx1, cancel1 := context.WithCancel(t.Context())
+	ctx2, cancel2 := context.WithCancel(t.Context())
+	ctx3, cancel3 := context.WithCancel(t.Context())
+	c1, c2, c3 := tab.add(k, cancel1), tab.add(k, cancel2), tab.add(k, cancel3)
+	tab.cancel(k)
+	if ctx1.Err() != nil || ctx2.Err() != nil || ctx3.Err() != nil {
+		t.Fatal("an ambiguous id cancelled a call")
+	}
+	tab.remove(k, c2) // the middle one
+	tab.remove(k, c3) // the head
+	tab.cancel(callKey{"addr:127.0.0.2", k.id})
+	tab.cancel(callKey{k.who, mustID(t, "7")})
+	if ctx1.Err() != nil {
+		t.Fatal("another caller's or another id's notification cancelled the call")
+	}
+	tab.cancel(k)
+	if ctx1.Err() == nil {
+		t.Fatal("the only call under its key was not cancelled")
+	}
+	tab.remove(k, c1)
+	if tab.n != 0 || len(tab.calls) != 0 {
+		t.Fatalf("table not empty: n=%d, %d keys", tab.n, len(tab.calls))
+	}
+	tab.cancel(k) // nothing in flight: no effect
+}
+
+// TestCallTableFull: past maxInflightCalls a call is not tracked.
+func TestCallTableFull(t *testing.T) {
+	tab := newCallTable()
+	tab.n = maxInflightCalls
+	if c := tab.add(callKey{"x", mustID(t, float64(1))}, func() {}); c != nil {
+		t.Fatal("a full table took a call")
+	}
+}
+
+// TestCancelledID: requestId decodes as go-sdk decodes an id; a missing,
+// null or malformed one is no id.
+func TestCancelledID(t *testing.T) {
+	for params, want := range map[string]any{
+		`{"requestId":7}`:                  float64(7),
+		`{"requestId":"abc","reason":"x"}`: "abc",
+		`{"requestId":null}`:               nil,
+		`{}`:                               nil,
+		`{"requestId":{}}`:                 nil,
+		`[1]`:                              nil,
+		``:                                 nil,
+	} {
+		id, ok := cancelledID(json.RawMessage(params))
+		if want == nil {
+			if ok {
+				t.Errorf("cancelledID(%s) = %v; want none", params, id)
+			}
+			continue
+		}
+		if !ok || id != mustID(t, want) {
+			t.Errorf("cancelledID(%s) = %v, %v; want %v", params, id, ok, want)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package transport_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/transport"
+	"github.com/mcpbridge/mcpbridge/transport/reqctx"
+)
+
+// newBoundServer returns a go-sdk server whose tool "hold" binds its
+// context to the request's (transport/reqctx), as the bridge's handler
+// does, and then waits like "slow".
+func newBoundServer(g *gate) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "transport-test", Version: "v0.0.1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "hold", Description: "waits for the test or its cancellation"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, slowOut, error) {
+			ctx, release := reqctx.Bind(ctx)
+			defer release()
+			g.started <- struct{}{}
+			select {
+			case <-g.release:
+				return nil, slowOut{Done: true}, nil
+			case <-ctx.Done():
+				g.cancelled <- struct{}{}
+				return nil, slowOut{}, ctx.Err()
+			}
+		})
+	return s
+}
+
+const holdCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hold","arguments":{}}}`
+
+func cancelBody(id string) string {
+	return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"test"}}`
+}
+
+// postAsync sends a stateless POST and returns a channel that delivers its
+// body (or the error) once the response ends.
+func postAsync(t *testing.T, url, body, key string) <-chan string {
+	t.Helper()
+	req := rpc(t, "POST", url+"/mcp", body, map[string]string{
+		"MCP-Protocol-Version": v20250618,
+		"Authorization":        "Bearer " + key,
+	})
+	done := make(chan string, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- "error: " + err.Error()
+			return
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			done <- "error: " + err.Error()
+			return
+		}
+		done <- string(data)
+	}()
+	return done
+}
+
+// sendCancel posts notifications/cancelled for id with key and wants 202.
+func sendCancel(t *testing.T, url, id, key string) {
+	t.Helper()
+	resp, body := do(t, rpc(t, "POST", url+"/mcp", cancelBody(id), map[string]string{
+		"MCP-Protocol-Version": v20250618,
+		"Authorization":        "Bearer " + key,
+	}))
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/cancelled(%s) = %d %q; want 202", id, resp.StatusCode, body)
+	}
+}
+
+func wait[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+		panic("unreachable")
+	}
+}
+
+// TestStatelessCancelNotification: in stateless HTTP, where the call and
+// its notifications/cancelled come on different POSTs (different go-sdk
+// sessions), the notification cancels the call's context, the call's POST
+// ends at once without a result for the call, and the table is left
+// usable. A notification from another caller, for an id not in flight, or
+// for the same id as a string, cancels nothing.
+func TestStatelessCancelNotification(t *testing.T) {
+	g := newGate()
+	ts := startHTTP(t, newBoundServer(g), transport.HTTPOptions{APIKeys: []string{keyA, keyB}})
+
+	for round := range 2 { // the second round: nothing of the first is left behind
+		call := postAsync(t, ts.URL, holdCall, keyA)
+		wait(t, g.started, "the call to start")
+
+		sendCancel(t, ts.URL, "7", keyB)   // another caller's
+		sendCancel(t, ts.URL, "8", keyA)   // not in flight
+		sendCancel(t, ts.URL, `"7"`, keyA) // a string id is another id
+		select {
+		case <-g.cancelled:
+			t.Fatalf("round %d: a notification that is not the caller's for id 7 cancelled the call", round)
+		case body := <-call:
+			t.Fatalf("round %d: the call ended before its cancellation: %q", round, body)
+		case <-time.After(200 * time.Millisecond):
+		}
+
+		start := time.Now()
+		sendCancel(t, ts.URL, "7", keyA)
+		wait(t, g.cancelled, "the tool to see its context cancelled")
+		body := wait(t, call, "the cancelled call's POST to end")
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("round %d: the cancelled call's POST took %v to end", round, took)
+		}
+		if strings.Contains(body, `"id":7`) || strings.HasPrefix(body, "error:") {
+			t.Errorf("round %d: the cancelled call's POST carried %q; want it ended without a response", round, body)
+		}
+	}
+
+	// A call that is not cancelled is answered as before.
+	call := postAsync(t, ts.URL, holdCall, keyA)
+	wait(t, g.started, "the call to start")
+	close(g.release)
+	if body := wait(t, call, "the call's answer"); !strings.Contains(body, `"id":7`) || !strings.Contains(body, `"done":true`) {
+		t.Errorf("uncancelled call answered %q", body)
+	}
+}
