@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -25,8 +26,11 @@ const maxInflightCalls = 1 << 16
 // flight, by caller (identity) and JSON-RPC id, each with the cancel
 // function of its request's context: cancelling it ends the handler bound to
 // that context (transport/reqctx) and, as when the client goes away, the
-// POST, without the response to the call, which the client abandoned (the
-// MCP cancellation utility: the receiver should not answer it).
+// POST. The POST ends without the response to the call, which the client
+// abandoned (the MCP cancellation utility: the receiver should not answer
+// it): the call's writer drops what is written after the cancellation, the
+// response the ended handler makes included, which could otherwise race
+// go-sdk's return from the POST.
 //
 // A caller cancels only its own calls. When auth is off, callers are told
 // apart by address only, and clients behind one address number their
@@ -46,10 +50,30 @@ type callKey struct {
 	id  jsonrpc.ID
 }
 
-// inflightCall is one call under its key; next links the others (rare).
+// inflightCall is one call under its key, and the writer of its POST's
+// response; next links the others under the key (rare).
 type inflightCall struct {
-	cancel context.CancelFunc
-	next   *inflightCall
+	http.ResponseWriter
+	cancel  context.CancelFunc
+	dropped atomic.Bool // cancelled by notification: writes go nowhere
+	next    *inflightCall
+}
+
+// Write drops p once the call is cancelled: the client abandoned it.
+func (c *inflightCall) Write(p []byte) (int, error) {
+	if c.dropped.Load() {
+		return len(p), nil
+	}
+	return c.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the writer's Flush.
+func (c *inflightCall) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// cancelCall ends the call and its response.
+func (c *inflightCall) cancelCall() {
+	c.dropped.Store(true) // before the handler can make its response
+	c.cancel()
 }
 
 func newCallTable() *callTable {
@@ -68,9 +92,9 @@ func (t *callTable) serve(w http.ResponseWriter, r *http.Request, msg jsonrpc.Me
 		key := callKey{identity(r), req.ID}
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
-		if c := t.add(key, cancel); c != nil {
+		if c := t.add(key, w, cancel); c != nil {
 			defer t.remove(key, c)
-			r = r.WithContext(ctx)
+			w, r = c, r.WithContext(ctx)
 		}
 	case req.Method == methodCancelled:
 		if id, ok := cancelledID(req.Params); ok {
@@ -94,13 +118,13 @@ func cancelledID(params json.RawMessage) (jsonrpc.ID, bool) {
 }
 
 // add records a call; nil when the table is full.
-func (t *callTable) add(key callKey, cancel context.CancelFunc) *inflightCall {
+func (t *callTable) add(key callKey, w http.ResponseWriter, cancel context.CancelFunc) *inflightCall {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.n >= maxInflightCalls {
 		return nil
 	}
-	c := &inflightCall{cancel: cancel, next: t.calls[key]}
+	c := &inflightCall{ResponseWriter: w, cancel: cancel, next: t.calls[key]}
 	t.calls[key] = c
 	t.n++
 	return c
@@ -132,6 +156,6 @@ func (t *callTable) cancel(key callKey) {
 	only := c != nil && c.next == nil
 	t.mu.Unlock()
 	if only {
-		c.cancel()
+		c.cancelCall()
 	}
 }

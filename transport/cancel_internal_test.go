@@ -3,6 +3,8 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http/httptest"
 	"testing"
 )
 
@@ -15,7 +17,7 @@ func TestCallTable(t *testing.T) {
 	ctx1, cancel1 := context.WithCancel(t.Context())
 	ctx2, cancel2 := context.WithCancel(t.Context())
 	ctx3, cancel3 := context.WithCancel(t.Context())
-	c1, c2, c3 := tab.add(k, cancel1), tab.add(k, cancel2), tab.add(k, cancel3)
+	c1, c2, c3 := tab.add(k, nil, cancel1), tab.add(k, nil, cancel2), tab.add(k, nil, cancel3)
 	tab.cancel(k)
 	if ctx1.Err() != nil || ctx2.Err() != nil || ctx3.Err() != nil {
 		t.Fatal("an ambiguous id cancelled a call")
@@ -27,9 +29,18 @@ func TestCallTable(t *testing.T) {
 	if ctx1.Err() != nil {
 		t.Fatal("another caller's or another id's notification cancelled the call")
 	}
+	rec := httptest.NewRecorder()
+	c1.ResponseWriter = rec
+	io.WriteString(c1, "before")
 	tab.cancel(k)
 	if ctx1.Err() == nil {
 		t.Fatal("the only call under its key was not cancelled")
+	}
+	if n, err := io.WriteString(c1, "after"); n != 5 || err != nil {
+		t.Errorf("write after the cancellation = %d, %v; want it dropped silently", n, err)
+	}
+	if got := rec.Body.String(); got != "before" {
+		t.Errorf("response = %q; want what was written before the cancellation only", got)
 	}
 	tab.remove(k, c1)
 	if tab.n != 0 || len(tab.calls) != 0 {
@@ -42,7 +53,7 @@ func TestCallTable(t *testing.T) {
 func TestCallTableFull(t *testing.T) {
 	tab := newCallTable()
 	tab.n = maxInflightCalls
-	if c := tab.add(callKey{"x", mustID(t, float64(1))}, func() {}); c != nil {
+	if c := tab.add(callKey{"x", mustID(t, float64(1))}, nil, func() {}); c != nil {
 		t.Fatal("a full table took a call")
 	}
 }

@@ -274,6 +274,72 @@ func TestHTTPStatelessDisconnectCancels(t *testing.T) {
 	}
 }
 
+// TestHTTPStatelessCancelNotification: over stateless streamable HTTP, a
+// notifications/cancelled (a POST of its own, which the call's POST does not
+// see) cancels the upstream request, frees the concurrency slot at once,
+// and ends the call's POST without its response, as the client that
+// abandoned it expects (the TypeScript SDK's AbortController leaves the
+// POST open).
+func TestHTTPStatelessCancelNotification(t *testing.T) {
+	rec := newRecorder(t)
+	base := startHTTPBridge(t, "serve",
+		"--spec", "testdata/e2e.yaml",
+		"--whitelist", "testdata/e2e-whitelist.yaml",
+		"--upstream", rec.srv.URL+"/api",
+		"--api-key", "client-key-1",
+		"--max-concurrency", "1", "--max-queue", "0",
+	)
+	post := func(body string) (*http.Response, error) {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer client-key-1")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		return http.DefaultClient.Do(req)
+	}
+	for _, id := range []string{"7", "8"} { // 8: the slot 7 held is free
+		answer := make(chan string, 1)
+		go func() {
+			resp, err := post(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"getHang","arguments":{}}}`)
+			if err != nil {
+				answer <- err.Error()
+				return
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			answer <- string(data)
+		}()
+		select {
+		case <-rec.hangStarted:
+		case a := <-answer:
+			t.Fatalf("call %s ended before reaching the upstream: %q", id, a)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("call %s never reached the upstream", id)
+		}
+		resp, err := post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `}}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("notifications/cancelled = %d; want 202", resp.StatusCode)
+		}
+		select {
+		case <-rec.hangCancelled:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("call %s: the upstream request was not cancelled by notifications/cancelled", id)
+		}
+		select {
+		case a := <-answer:
+			if strings.Contains(a, `"id":`+id) {
+				t.Errorf("call %s was answered after its cancellation: %q", id, a)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("call %s: its POST did not end after the cancellation", id)
+		}
+	}
+}
+
 // TestHiddenToolOverQuota: a caller over its quota cannot tell a tool
 // hidden from it (allow list) from one that does not exist, and the
 // metrics do not count the hidden one by name (access comes before the
