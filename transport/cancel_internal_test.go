@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 )
@@ -81,4 +82,27 @@ func TestCancelledID(t *testing.T) {
 			t.Errorf("cancelledID(%s) = %v, %v; want %v", params, id, ok, want)
 		}
 	}
+}
+
+// BenchmarkCallTableServe is what the table adds to a stateless call: the
+// key, a cancellable context, the entry and its removal (b.N calls through
+// serve to a handler that does nothing, against the same without the table).
+func BenchmarkCallTableServe(b *testing.B) {
+	msg, _, _, _ := inspectMessage([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`), 64)
+	r := httptest.NewRequest("POST", "/mcp", nil)
+	w := httptest.NewRecorder()
+	next := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	b.Run("table", func(b *testing.B) {
+		tab := newCallTable()
+		b.ReportAllocs()
+		for b.Loop() {
+			tab.serve(w, r, msg, next)
+		}
+	})
+	b.Run("none", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			next.ServeHTTP(w, r)
+		}
+	})
 }
