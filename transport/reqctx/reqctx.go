@@ -7,7 +7,9 @@
 // older ones, a client that disconnects leaves its call running, holding a
 // concurrency slot and its upstream request until the call's timeout. In
 // stateless mode the POST is the whole life of the call, so the handler
-// may end with it.
+// may end with it. The transport also ends that context when the caller's
+// notifications/cancelled names the call (transport's callTable), which
+// go-sdk cannot route there: the notification comes on another POST.
 package reqctx
 
 import "context"
