@@ -287,7 +287,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 				c.Transport = "http"
 				c.Caller = identity(req.Extra)
 			}
-			if r := newReporter(ctx, req, s.log); r != nil {
+			if r := newReporter(req, s.log); r != nil {
 				c.Progress = r
 			}
 			c.Unstructured = s.takesText(version, client)

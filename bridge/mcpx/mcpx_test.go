@@ -458,10 +458,11 @@ func TestIdentityOfJWTSubject(t *testing.T) {
 	}
 }
 
-// TestLogMessagesOnlyWhenAsked: a call's steps go out as log messages only
-// to a client that set a level; a stateless HTTP request, whose session
-// cannot have been told a level (go-sdk gives it "info" nonetheless), gets
-// none unless its own _meta asks.
+// TestLogMessagesOnlyWhenAsked: a call's steps go out as log messages to a
+// client that set a level, over stateful HTTP and legacy SSE, and not to
+// one that did not; a stateless HTTP request before 2026-07-28, whose
+// session no setLevel can reach, gets go-sdk's default level (info), which
+// the MCP conformance suite (tools-call-with-logging) expects.
 func TestLogMessagesOnlyWhenAsked(t *testing.T) {
 	up := newUpstream(t)
 	for _, tc := range []struct {
@@ -471,9 +472,9 @@ func TestLogMessagesOnlyWhenAsked(t *testing.T) {
 		want     bool
 		version  string
 	}{
-		{"stateless", false, false, false, ""},
-		{"stateless, 2025-11-25", false, false, false, "2025-11-25"},
-		{"stateless, 2025-06-18", false, false, false, "2025-06-18"},
+		{"stateless, 2026-07-28", false, false, false, ""},
+		{"stateless, 2025-11-25", false, false, true, "2025-11-25"},
+		{"stateless, 2025-06-18", false, false, true, "2025-06-18"},
 		{"stateful, no level", true, false, false, "2025-11-25"},
 		{"stateful, level info", true, true, true, "2025-11-25"},
 		{"legacy SSE, no level", false, false, false, "2025-03-26"},

@@ -33,12 +33,3 @@ func Bind(ctx context.Context) (context.Context, context.CancelFunc) {
 	stop := context.AfterFunc(req, cancel)
 	return ctx, func() { stop(); cancel() }
 }
-
-// Stateless reports whether ctx belongs to a request of a stateless
-// streamable HTTP session (one that With marked): a session that lives for
-// that request alone, which no earlier request (logging/setLevel, say) can
-// have configured.
-func Stateless(ctx context.Context) bool {
-	_, ok := ctx.Value(key{}).(context.Context)
-	return ok
-}
