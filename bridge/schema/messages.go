@@ -108,6 +108,15 @@ func (k *checker) message(f *failure, field string) string {
 		return subject + " is not allowed here"
 	}
 	d := k.describe(f.s, 0)
+	if d == "" && f.s != nil && f.s.Type == "" && len(f.s.Types) == 0 {
+		// A schema without a type of its own (a constraint beside a $ref,
+		// inlined as allOf: [{maxLength: 2}]) constrains the value's type.
+		if t := jsonKind(f.v); t != "" && t != "null" && t != "boolean" {
+			if c := k.constraints(f.s, t); c != "" {
+				d = typeNoun(t) + c
+			}
+		}
+	}
 	if d == "" {
 		d = "a valid value"
 	}

@@ -35,6 +35,7 @@ const argsSchema = `{
     "filter": {"type": "object", "minProperties": 1, "maxProperties": 2},
     "other": {"not": {"type": "string"}},
     "one": {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+    "short": {"type": "string", "allOf": [{"maxLength": 2}]},
     "body": {
       "type": "object",
       "required": ["title"],
@@ -97,11 +98,13 @@ func TestExplain(t *testing.T) {
 		{"exclusiveMinimum", `{"limit": 1, "ratio": 0}`, `"ratio" must be a number > 0 and < 1, got 0`},
 		{"exclusiveMaximum", `{"limit": 1, "ratio": 1}`, `"ratio" must be a number > 0 and < 1, got 1`},
 		{"multipleOf", `{"limit": 1, "step": 7}`, `"step" must be an integer a multiple of 5, got 7`},
+		// A 3.1 $ref with a sibling maxLength, as the converter inlines it.
+		{"typeless constraint", `{"limit": 1, "short": "abcd"}`, `"short" must be a string of at most 2 characters, got "abcd" (4 characters)`},
 		{"minLength", `{"limit": 1, "name": "ab"}`, `"name" must be a string of 3 to 8 characters, got "ab" (2 characters)`},
 		{"maxLength", `{"limit": 1, "name": "abcdefghij"}`, `"name" must be a string of 3 to 8 characters, got "abcdefghij" (10 characters)`},
 		{"exact length", `{"limit": 1, "pin": "12345"}`, `"pin" must be a string of exactly 4 characters, got "12345" (5 characters)`},
 		{"pattern", `{"limit": 1, "code": "abc"}`, `"code" must be a string matching ^[A-Z]{3}$, got "abc"`},
-		{"additionalProperties", `{"limit": 1, "limt": 2}`, `unknown argument "limt" (did you mean "limit"?); the tool takes "body", "code", "either", "filter", "kind", "limit", "maybe", "name", "one", "other", "owner", "page", … (19 in all)`},
+		{"additionalProperties", `{"limit": 1, "limt": 2}`, `unknown argument "limt" (did you mean "limit"?); the tool takes "body", "code", "either", "filter", "kind", "limit", "maybe", "name", "one", "other", "owner", "page", … (20 in all)`},
 		{"additionalProperties (nested)", `{"limit": 1, "body": {"title": "t", "color": "red"}}`, `"body" has no property "color"; it takes "labels", "title"`},
 		{"additionalProperties (a transposition)", `{"limit": 1, "body": {"title": "t", "lables": []}}`, `"body" has no property "lables" (did you mean "labels"?); it takes "labels", "title"`},
 		{"minItems", `{"limit": 1, "tags": []}`, `"tags" must be an array of strings with 1 to 3 items without duplicates, got [] (0 items)`},
