@@ -141,6 +141,13 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if r, ok := msg.(*jsonrpc.Response); ok && c.in != nil && c.in.drain.dropAnswer(r.ID) {
+		// The client cancelled this call (notifications/cancelled): MCP's
+		// cancellation utility says the receiver should not answer it, and
+		// a client that has forgotten the id reports an answer to it as an
+		// error (the TypeScript SDK: "unknown message ID").
+		return nil
+	}
 	if handed != nil {
 		return c.writeHanded(msg.(*jsonrpc.Response), handed)
 	}

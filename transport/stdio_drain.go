@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // maxDrain bounds how long ServeStdio waits, after the client closed its
@@ -28,6 +31,11 @@ type drain struct {
 	pending  int
 	stopping bool                // a signal came: no new call is taken
 	ids      map[string]struct{} // ids (JSON text) of the calls not yet answered
+	// cancelled holds the ids of unanswered calls the client cancelled
+	// (notifications/cancelled), whose answers are not written; ncancelled
+	// is its size, read without the lock on every response.
+	cancelled  map[string]struct{}
+	ncancelled atomic.Int32
 
 	outPrefix []byte // the start of the current output line (up to outPeek bytes)
 	outSeen   bool   // the current output line is already classified
@@ -35,7 +43,9 @@ type drain struct {
 
 const outPeek = 256
 
-func newDrain() *drain { return &drain{changed: make(chan struct{}), ids: map[string]struct{}{}} }
+func newDrain() *drain {
+	return &drain{changed: make(chan struct{}), ids: map[string]struct{}{}, cancelled: map[string]struct{}{}}
+}
 
 // maxTrackedID is the longest id (JSON text) whose reuse is detected; a
 // response's id must fit in outPeek to be read back.
@@ -148,6 +158,7 @@ func (d *drain) sawPiece(p []byte) (responses int) {
 			if len(d.outPrefix) >= outPeek || i >= 0 {
 				if id, ok := outputResponseID(d.outPrefix); ok {
 					delete(d.ids, string(id))
+					d.forget(id)
 					responses++
 				}
 				d.outSeen = true
@@ -161,6 +172,51 @@ func (d *drain) sawPiece(p []byte) (responses int) {
 		p = p[i+1:]
 	}
 	return responses
+}
+
+// cancel records that the client cancelled the call with this id (its
+// idKey), if that call is still unanswered: its answer will not be
+// written. A call already answered, or an id never seen, is ignored, so
+// that a late notification cannot silence a later call reusing the id.
+func (d *drain) cancel(id []byte) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, pending := d.ids[string(id)]; !pending {
+		return
+	}
+	if _, seen := d.cancelled[string(id)]; !seen {
+		d.cancelled[string(id)] = struct{}{}
+		d.ncancelled.Add(1)
+	}
+}
+
+// forget removes id from the cancelled calls, with d.mu held.
+func (d *drain) forget(id []byte) {
+	if _, ok := d.cancelled[string(id)]; ok {
+		delete(d.cancelled, string(id))
+		d.ncancelled.Add(-1)
+	}
+}
+
+// dropAnswer reports whether the answer to the call with this id is to be
+// left unwritten, the client having cancelled the call; if so the call is
+// counted as answered and its id freed.
+func (d *drain) dropAnswer(id jsonrpc.ID) bool {
+	if d == nil || d.ncancelled.Load() == 0 {
+		return false
+	}
+	key := idKey(id.Raw())
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.cancelled[string(key)]; !ok {
+		return false
+	}
+	d.forget(key)
+	delete(d.ids, string(key))
+	d.pending--
+	close(d.changed)
+	d.changed = make(chan struct{})
+	return true
 }
 
 // answered records n responses written.

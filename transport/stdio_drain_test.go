@@ -215,3 +215,74 @@ func TestServeStdioRequestAfterSignal(t *testing.T) {
 		}
 	}
 }
+
+// TestServeStdioCancelledCallNotAnswered: a call the client cancels with
+// notifications/cancelled gets no response (MCP: the receiver should not
+// answer it; the TypeScript SDK reports an answer to a forgotten id as an
+// error), the calls around it are answered, and end-of-input does not wait
+// for the answer that will not come.
+func TestServeStdioCancelledCallNotAnswered(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	started, ended := make(chan struct{}), make(chan struct{})
+	s.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(started)
+			<-ctx.Done()
+			defer close(ended)
+			// What the bridge does: an error result, which go-sdk would send.
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "cancelled"}}}, nil
+		})
+	inR, inW := io.Pipe()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- transport.ServeStdio(t.Context(), s, inR, nopWC{&out}) }()
+	write := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(`{"jsonrpc":"2.0","id":"c-2","method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+	<-started
+	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c-2","reason":"user"}}`)
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled call's handler did not end")
+	}
+	write(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	// The id is free again: a new call may reuse it and is answered.
+	write(`{"jsonrpc":"2.0","id":"c-2","method":"tools/list"}`)
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ServeStdio: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("end-of-input waited for the cancelled call's answer; output:\n%s", out.String())
+	}
+	var pingAnswered, listAnswered bool
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			ID     any             `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		switch {
+		case m.ID == "c-2" && strings.Contains(string(m.Result), `"tools"`):
+			listAnswered = true
+		case m.ID == "c-2":
+			t.Errorf("the cancelled call was answered: %s", line)
+		case m.ID == float64(3):
+			pingAnswered = true
+		}
+	}
+	if !pingAnswered || !listAnswered {
+		t.Errorf("ping answered %v, reused id answered %v; output:\n%s", pingAnswered, listAnswered, out.String())
+	}
+}

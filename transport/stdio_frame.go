@@ -163,7 +163,32 @@ func (f *frameReader) check(msg []byte) {
 				return
 			}
 		}
+		if req, ok := m.(*jsonrpc.Request); ok && req.Method == methodCancelled {
+			f.noteCancel(req.Params)
+		}
 		f.queued = m
+	}
+}
+
+// noteCancel tells the drain of a notifications/cancelled, which go-sdk
+// also gets (it ends the call's handler): the call's answer is then not
+// written.
+func (f *frameReader) noteCancel(params json.RawMessage) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.UseNumber()
+	if dec.Decode(&p) != nil {
+		return
+	}
+	switch id := p.RequestID.(type) {
+	case string:
+		f.drain.cancel(idKey(id))
+	case json.Number:
+		if n, err := id.Int64(); err == nil {
+			f.drain.cancel(idKey(n))
+		}
 	}
 }
 
