@@ -1,6 +1,7 @@
 package transport_test
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -133,5 +134,66 @@ func TestStatelessCancelNotification(t *testing.T) {
 	close(g.release)
 	if body := wait(t, call, "the call's answer"); !strings.Contains(body, `"id":7`) || !strings.Contains(body, `"done":true`) {
 		t.Errorf("uncancelled call answered %q", body)
+	}
+}
+
+// TestSSECancelledCallNotAnswered: on the legacy SSE transport, a call the
+// client cancels with notifications/cancelled gets no response on the
+// stream (the TypeScript SDK reports an answer to a forgotten id as an
+// error), while the calls after it are answered.
+func TestSSECancelledCallNotAnswered(t *testing.T) {
+	g := newGate()
+	ts := startHTTP(t, newMCPServer(g), transport.HTTPOptions{})
+	resp, err := http.DefaultClient.Do(rpc(t, http.MethodGet, ts.URL+"/sse", "", map[string]string{"Accept": "text/event-stream"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan string, 16)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				events <- data
+			}
+		}
+	}()
+	endpoint := <-events
+	post := func(body string) {
+		t.Helper()
+		r, _ := do(t, rpc(t, http.MethodPost, ts.URL+endpoint, body, nil))
+		if r.StatusCode != http.StatusAccepted {
+			t.Fatalf("POST %s: %s", body, r.Status)
+		}
+	}
+	// next returns the next event that answers a call.
+	next := func() string {
+		t.Helper()
+		for {
+			select {
+			case e, ok := <-events:
+				if !ok {
+					t.Fatal("the stream ended")
+				}
+				if strings.Contains(e, `"id"`) {
+					return e
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no answer")
+			}
+		}
+	}
+	post(initializeBody)
+	next()
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+	<-g.started
+	post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+	<-g.cancelled
+	time.Sleep(100 * time.Millisecond) // the cancelled call's answer, were it sent, is out
+	post(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if e := next(); !strings.Contains(e, `"id":3`) {
+		t.Fatalf("first answer after the cancellation: %s; want the ping's (id 3)", e)
 	}
 }

@@ -127,8 +127,9 @@ func TestShutdownWithIdleStreams(t *testing.T) {
 
 // TestShutdownAfterCancelledSSECall checks that a legacy SSE call the
 // client cancelled does not hold its stream open during shutdown: the drain
-// relies on every call getting a reply, which go-sdk sends even for a
-// cancelled call (were that to change, this test would hang).
+// waits for every call's reply, and the reply to a cancelled call, which
+// go-sdk makes and the session leaves unsent, must count as one (were it
+// not, this test would hang).
 func TestShutdownAfterCancelledSSECall(t *testing.T) {
 	g := newGate()
 	sv := serve(t, newMCPServer(g), transport.HTTPOptions{ShutdownTimeout: time.Hour})

@@ -61,11 +61,14 @@ type sseSession struct {
 	user      string             // principal that opened it; "" without auth
 	end       context.CancelFunc // ends the GET stream
 
-	mu       sync.Mutex
-	pending  map[jsonrpc.ID]struct{} // calls posted and not yet answered
-	draining bool
-	extras   map[jsonrpc.ID]*mcp.RequestExtra // per call posted, until go-sdk reads it
-	latest   *mcp.RequestExtra                // of the last message posted, for notifications
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]struct{} // calls posted and not yet answered
+	// cancelled holds the pending calls the client cancelled
+	// (notifications/cancelled): their answers are not sent.
+	cancelled map[jsonrpc.ID]struct{}
+	draining  bool
+	extras    map[jsonrpc.ID]*mcp.RequestExtra // per call posted, until go-sdk reads it
+	latest    *mcp.RequestExtra                // of the last message posted, for notifications
 }
 
 // serveStream handles GET /sse.
@@ -90,7 +93,7 @@ func (h *sseHandler) serveStream(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 
 	id := rand.Text()
-	sess := &sseSession{end: cancel, pending: make(map[jsonrpc.ID]struct{}), extras: make(map[jsonrpc.ID]*mcp.RequestExtra)}
+	sess := &sseSession{end: cancel, pending: make(map[jsonrpc.ID]struct{}), cancelled: make(map[jsonrpc.ID]struct{}), extras: make(map[jsonrpc.ID]*mcp.RequestExtra)}
 	if p, ok := principalFrom(r.Context()); ok {
 		sess.user = p.id
 	}
@@ -161,7 +164,8 @@ func (t *sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // sseConn attaches to each request it reads what serveMessage recorded of
-// the POST that carried it.
+// the POST that carried it, and leaves unsent the answers to calls the
+// client cancelled.
 type sseConn struct {
 	mcp.Connection
 	sess *sseSession
@@ -175,6 +179,17 @@ func (c *sseConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 	}
 	return msg, err
+}
+
+// Write sends msg on the GET stream, unless it answers a call the client
+// cancelled: MCP's cancellation utility says the receiver should not
+// answer it, and a client that has forgotten the id reports an answer to
+// it as an error (the TypeScript SDK: "unknown message ID").
+func (c *sseConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && c.sess.dropAnswer(resp.ID) {
+		return nil
+	}
+	return c.Connection.Write(ctx, msg)
 }
 
 // serveMessage handles POST /messages?sessionId=ID.
@@ -220,6 +235,10 @@ func (h *sseHandler) serveMessage(w http.ResponseWriter, r *http.Request) {
 	if msg, err := jsonrpc.DecodeMessage(body); err == nil {
 		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 			call = req.ID
+		} else if ok && req.Method == methodCancelled {
+			if id, ok := cancelledID(req.Params); ok {
+				sess.cancel(id)
+			}
 		}
 	}
 	if call.IsValid() && !sess.begin(call) {
@@ -277,6 +296,29 @@ func (s *sseSession) begin(id jsonrpc.ID) bool {
 	return true
 }
 
+// cancel marks a pending call as cancelled by the client; a call already
+// answered (or never posted) is left alone, so that a late notification
+// cannot silence a later call that reuses the id.
+func (s *sseSession) cancel(id jsonrpc.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.pending[id]; ok {
+		s.cancelled[id] = struct{}{}
+	}
+}
+
+// dropAnswer reports whether the answer to call id is to be left unsent
+// (the client cancelled the call); if so the call is done.
+func (s *sseSession) dropAnswer(id jsonrpc.ID) bool {
+	s.mu.Lock()
+	_, ok := s.cancelled[id]
+	s.mu.Unlock()
+	if ok {
+		s.done(id)
+	}
+	return ok
+}
+
 // done forgets an answered call and ends a draining stream once idle, after
 // drainLinger for the client to read the reply.
 func (s *sseSession) done(id jsonrpc.ID) {
@@ -286,6 +328,7 @@ func (s *sseSession) done(id jsonrpc.ID) {
 		return
 	}
 	delete(s.pending, id)
+	delete(s.cancelled, id)
 	if s.draining && len(s.pending) == 0 {
 		time.AfterFunc(drainLinger, s.end)
 	}
