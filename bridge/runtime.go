@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,6 +142,26 @@ type Runtime struct {
 	mu         sync.Mutex
 	onSwap     []func(old, cur *Catalog)
 	lastReload atomic.Pointer[string]
+	onPanic    func(tool string, p any, stack []byte)
+}
+
+// OnPanic sets fn to report a panic a call ran into (in the invoker or a
+// middleware): the call ends as an error result and the server goes on.
+// Set it before serving.
+func (r *Runtime) OnPanic(fn func(tool string, p any, stack []byte)) { r.onPanic = fn }
+
+// panicMessage is what the client reads of a call that panicked.
+const panicMessage = "internal error: the bridge failed while serving this call (a bug, reported in its log); the request may or may not have reached the upstream"
+
+// recovered reports a panic of call c and returns the call's outcome.
+func (r *Runtime) recovered(c *Call, p any) *Outcome {
+	stack := debug.Stack()
+	if r.onPanic != nil {
+		r.onPanic(c.Tool, p, stack)
+	}
+	out := Reject(ToolError, panicMessage, 0)
+	out.Detail = fmt.Sprintf("panic: %v", p)
+	return out
 }
 
 // NewRuntime serves cat through the middlewares, the first outermost.
@@ -180,8 +201,17 @@ func (r *Runtime) NoteReload(s string) { r.lastReload.Store(&s) }
 
 // Call runs c through the middleware chain. It returns ErrUnknownTool
 // (wrapped) when the current catalog has no such tool.
-func (r *Runtime) Call(ctx context.Context, c *Call) (*Outcome, error) {
+func (r *Runtime) Call(ctx context.Context, c *Call) (out *Outcome, err error) {
 	start := time.Now()
+	defer func() {
+		// A panic in a middleware (the invoker has its own recover, so that
+		// the middlewares see its outcome) ends this call, not the server.
+		if p := recover(); p != nil {
+			out, err = r.recovered(c, p), nil
+			out.Took = time.Since(start)
+			out.BytesIn = int64(len(c.Args))
+		}
+	}()
 	cat := r.cat.Load()
 	t, ok := cat.Lookup(c.Tool)
 	if !ok {
@@ -196,7 +226,7 @@ func (r *Runtime) Call(ctx context.Context, c *Call) (*Outcome, error) {
 			return out, nil
 		}
 	}
-	out, err := r.chain.Invoke(ctx, c)
+	out, err = r.chain.Invoke(ctx, c)
 	if out != nil {
 		out.Took = time.Since(start)
 		if out.BytesIn == 0 {
@@ -208,13 +238,21 @@ func (r *Runtime) Call(ctx context.Context, c *Call) (*Outcome, error) {
 
 // invoke is the innermost invoker. It fills Took and BytesIn before the
 // outcome travels back up the chain, so that middlewares see them.
-func (r *Runtime) invoke(ctx context.Context, c *Call) (*Outcome, error) {
-	out, err := r.invokeTool(ctx, c)
-	if out != nil {
-		out.Took = time.Since(c.start)
-		out.BytesIn = int64(len(c.Args))
-	}
-	return out, err
+//
+// A panic while serving the call is the call's failure, not the server's:
+// it becomes an error result that the middlewares see (metrics, the usage
+// record, the concurrency slot freed) and is reported through OnPanic.
+func (r *Runtime) invoke(ctx context.Context, c *Call) (out *Outcome, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = r.recovered(c, p), nil
+		}
+		if out != nil {
+			out.Took = time.Since(c.start)
+			out.BytesIn = int64(len(c.Args))
+		}
+	}()
+	return r.invokeTool(ctx, c)
 }
 
 // invokeTool answers a built-in or calls the upstream.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -852,5 +853,66 @@ func TestRuntimePingDegraded(t *testing.T) {
 	want := bridge.PingInfo{Bridge: "mcpbridge", Version: "9", Degraded: true, Reason: "spec: no such file"}
 	if diff := cmp.Diff(want, rtPing(t, cs, "ping")); diff != "" {
 		t.Errorf("ping (-want +got):\n%s", diff)
+	}
+}
+
+// panicky is a Progress that panics, so that a call panics inside the
+// invoker, as a bug in building the request or shaping the answer would.
+type panicky struct{}
+
+func (panicky) Step(context.Context, int, int, string) { panic("boom in the invoker") }
+
+// TestRuntimeRecoversPanic: a panic while serving a call (in the invoker,
+// or in a middleware) ends that call as an error result, reported through
+// OnPanic, instead of ending the process; a panic in the invoker is an
+// outcome the middlewares see (metrics, the usage record), and the runtime
+// serves the next call.
+func TestRuntimeRecoversPanic(t *testing.T) {
+	up := newRTUpstream(t)
+	rec := &rtRecorder{}
+	explode := false
+	panicking := func(next bridge.Invoker) bridge.Invoker {
+		return bridge.InvokerFunc(func(ctx context.Context, c *bridge.Call) (*bridge.Outcome, error) {
+			if explode {
+				panic("boom in a middleware")
+			}
+			return next.Invoke(ctx, c)
+		})
+	}
+	rt := bridge.NewRuntime(rtCatalog(t, rtSpec, up, bridge.Options{}), rec.middleware, panicking)
+	var reported []string
+	rt.OnPanic(func(tool string, p any, stack []byte) {
+		if len(stack) == 0 {
+			t.Error("OnPanic got no stack")
+		}
+		reported = append(reported, fmt.Sprintf("%s: %v", tool, p))
+	})
+	args := json.RawMessage(`{"q":"x"}`)
+
+	out, err := rt.Call(t.Context(), &bridge.Call{Tool: "ok", Args: args, Progress: panicky{}})
+	if err != nil || out == nil || !out.Result.IsError || out.Kind != bridge.ToolError {
+		t.Fatalf("panic in the invoker: Call = %+v, %v; want a tool_error result", out, err)
+	}
+	if got := rtText(t, out.Result); !strings.Contains(got, "internal error") {
+		t.Errorf("text = %q; want it to say internal error", got)
+	}
+	if seen := rec.last(t); seen.out.Kind != bridge.ToolError || !strings.Contains(seen.out.Detail, "boom in the invoker") {
+		t.Errorf("the middleware saw %+v; want the panic's outcome", seen.out)
+	}
+
+	explode = true
+	out, err = rt.Call(t.Context(), &bridge.Call{Tool: "ok", Args: args})
+	if err != nil || out == nil || !out.Result.IsError || out.BytesIn != int64(len(args)) {
+		t.Fatalf("panic in a middleware: Call = %+v, %v; want an error result", out, err)
+	}
+
+	explode = false
+	out, err = rt.Call(t.Context(), &bridge.Call{Tool: "ok", Args: args})
+	if err != nil || out.Result.IsError {
+		t.Fatalf("the call after the panics: %+v, %v; want success", out, err)
+	}
+	want := []string{"ok: boom in the invoker", "ok: boom in a middleware"}
+	if diff := cmp.Diff(want, reported); diff != "" {
+		t.Errorf("OnPanic reports (-want +got):\n%s", diff)
 	}
 }

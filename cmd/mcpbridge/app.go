@@ -309,6 +309,9 @@ func (a *app) newRuntime(bt *built) (*bridge.Runtime, *mcpx.Server, error) {
 		return nil, nil, err
 	}
 	rt := bridge.NewRuntime(bt.cat, mws...)
+	rt.OnPanic(func(tool string, p any, stack []byte) {
+		a.log.Error("tool call failed: panic (a bug; the server goes on)", zap.String("tool", tool), zap.String("panic", fmt.Sprint(p)), zap.ByteString("stack", stack))
+	})
 	a.rt = rt
 	a.metrics.SetTools(bt.cat.Len())
 	rt.OnSwap(func(_, cur *bridge.Catalog) { a.metrics.SetTools(cur.Len()) })
