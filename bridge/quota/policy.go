@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
+	"strings"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/transport/clientaddr"
@@ -25,8 +27,11 @@ type Policy struct {
 	// "jwt:ISS|SUB", "local" for stdio), then its Identity.Subject (a JWT
 	// "sub", whatever the issuer), then its bucket key (see [BucketKey]: the
 	// remote host for an unauthenticated caller, or "anonymous"); the first
-	// match wins, and Default applies when none does. A zero Limit here
-	// exempts that caller from Default. Nil means no overrides.
+	// match wins, and Default applies when none does. A key in the form of
+	// another kind of caller ("api-key:N", "jwt:...", "local", "anonymous",
+	// an address) is never matched by a subject, which the IdP may have let
+	// its holder choose. A zero Limit here exempts that caller from Default.
+	// Nil means no overrides.
 	PerIdentity map[string]Limit
 }
 
@@ -100,7 +105,7 @@ func (p Policy) LimitFor(id *bridge.Identity) Limit {
 			}
 		}
 		if id != nil && id.Subject != "" {
-			if l, ok := p.PerIdentity[id.Subject]; ok {
+			if l, ok := p.PerIdentity[id.Subject]; ok && !namesCaller(id.Subject) {
 				return l
 			}
 		}
@@ -109,6 +114,29 @@ func (p Policy) LimitFor(id *bridge.Identity) Limit {
 		}
 	}
 	return p.Default
+}
+
+// namesCaller reports whether k has the form of a caller's ID or bucket key
+// rather than of a JWT subject: an entry "api-key:3" or "127.0.0.1" is
+// that key's or that address's, not a token's whose "sub" says the same.
+func namesCaller(k string) bool {
+	if strings.HasPrefix(k, "api-key:") || strings.HasPrefix(k, "jwt:") || k == bridge.Local.ID || k == Anonymous {
+		return true
+	}
+	// An address or network has only these characters; most subjects have
+	// others, and are told apart without parsing.
+	for i := range len(k) {
+		switch c := k[i]; {
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F', c == '.', c == ':', c == '/':
+		default:
+			return false
+		}
+	}
+	if _, err := netip.ParseAddr(k); err == nil {
+		return true
+	}
+	_, err := netip.ParsePrefix(k)
+	return err == nil
 }
 
 // BucketKey is what a caller's calls are counted against: Identity.Key()

@@ -112,3 +112,34 @@ func TestParsePolicy(t *testing.T) {
 		t.Errorf("Validate = %v, want both problems", err)
 	}
 }
+
+// A JWT subject is matched against the entries that name subjects, never
+// against an entry naming another kind of caller: a token whose "sub" the
+// IdP let its holder choose ("api-key:3", "127.0.0.1", "local") must not
+// take that key's, address's or stdio user's quota (an exemption, say).
+func TestPolicySubjectNamesNoOtherCaller(t *testing.T) {
+	def := quota.Limit{Calls: 3, Period: time.Hour}
+	other := quota.Limit{Calls: 1000, Period: time.Second}
+	p := quota.Policy{Default: def, PerIdentity: map[string]Limit{
+		"api-key:3":              {}, // exempt
+		"jwt:https://idp|svc-42": other,
+		"127.0.0.1":              {},
+		"2001:db8::/64":          {},
+		"local":                  {},
+		quota.Anonymous:          other,
+		"alice":                  other,
+		"auth0|bob":              other,
+	}}
+	for _, sub := range []string{"api-key:3", "jwt:https://idp|svc-42", "127.0.0.1", "2001:db8::/64", "local", quota.Anonymous} {
+		id := &bridge.Identity{ID: "jwt:https://idp|" + sub, Subject: sub}
+		if got := p.LimitFor(id); got != def {
+			t.Errorf("subject %q: LimitFor = %v, want the default %v", sub, got, def)
+		}
+	}
+	for _, sub := range []string{"alice", "auth0|bob"} {
+		id := &bridge.Identity{ID: "jwt:https://idp|" + sub, Subject: sub}
+		if got := p.LimitFor(id); got != other {
+			t.Errorf("subject %q: LimitFor = %v, want its entry %v", sub, got, other)
+		}
+	}
+}
