@@ -330,6 +330,11 @@ func TestJWT(t *testing.T) {
 		{"no audience", jwks.sign(t, claims(func(c jwt.MapClaims) { delete(c, "aud") })), "token lacks a required claim"},
 		{"wrong issuer", jwks.sign(t, claims(func(c jwt.MapClaims) { c["iss"] = "https://evil.example.com" })), "token issuer not accepted"},
 		{"no expiry", jwks.sign(t, claims(func(c jwt.MapClaims) { delete(c, "exp") })), "token lacks a required claim"},
+		// Without a subject every such token would be one caller: one quota,
+		// one owner of each other's sessions and cancellations.
+		{"no subject", jwks.sign(t, claims(func(c jwt.MapClaims) { delete(c, "sub") })), "token lacks a required claim"},
+		{"empty subject", jwks.sign(t, claims(func(c jwt.MapClaims) { c["sub"] = "" })), "token lacks a required claim"},
+		{"subject not a string", jwks.sign(t, claims(func(c jwt.MapClaims) { c["sub"] = 42 })), "token lacks a required claim"},
 		{"HMAC", hmacToken, "token signature invalid"},
 		{"tampered", jwks.sign(t, claims(nil)) + "x", "token signature invalid"},
 	}

@@ -16,7 +16,8 @@ import (
 const jwksFetchTimeout = 10 * time.Second
 
 // jwtVerifier checks bearer JWTs: signature against the JWKS, issuer,
-// audience, and expiry (required), with jwtLeeway of clock skew.
+// audience, expiry and subject (both required), with jwtLeeway of clock
+// skew.
 type jwtVerifier struct {
 	keys   keyfunc.Keyfunc
 	parser *jwt.Parser
@@ -70,7 +71,13 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (principal, *aut
 	if _, err := v.parser.ParseWithClaims(token, claims, v.keys.KeyfuncCtx(ctx)); err != nil {
 		return principal{}, &authError{code: "invalid_token", desc: jwtErrorDescription(err)}
 	}
-	sub, _ := claims.GetSubject()
+	sub, err := claims.GetSubject()
+	if err != nil || sub == "" {
+		// The subject is the caller: without one every such token would
+		// share one quota, and one another's sessions and cancellations
+		// (RFC 9068 requires it of access tokens).
+		return principal{}, &authError{code: "invalid_token", desc: "token lacks a required claim"}
+	}
 	p := principal{id: "jwt:" + v.issuer + "|" + sub, subject: sub, scopes: scopes(claims)}
 	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
 		p.expires = exp.Time
