@@ -59,7 +59,7 @@ func (s *RedisStore) Allow(ctx context.Context, key string, l Limit) (bool, time
 	}
 	ctx, cancel := context.WithTimeout(ctx, DefaultRedisTimeout)
 	defer cancel()
-	res, err := s.lim.Allow(ctx, s.prefix+key, redis_rate.Limit{Rate: l.Calls, Burst: l.Calls, Period: l.Period})
+	res, err := s.allow(ctx, s.prefix+key, redis_rate.Limit{Rate: l.Calls, Burst: l.Calls, Period: l.Period})
 	if err != nil {
 		return false, 0, fmt.Errorf("redis quota check: %w", err)
 	}
@@ -67,6 +67,20 @@ func (s *RedisStore) Allow(ctx context.Context, key string, l Limit) (bool, time
 		return true, 0, nil
 	}
 	return false, max(res.RetryAfter, time.Millisecond), nil
+}
+
+// allow runs redis_rate's script. redis_rate asserts the types of the
+// script's reply unchecked, so a server that answers it with something else
+// (a Redis-compatible server or proxy that differs, a tampered connection)
+// would panic the call's goroutine, and with it the process: here that is
+// an error, and the middleware fails open or closed.
+func (s *RedisStore) allow(ctx context.Context, key string, l redis_rate.Limit) (res *redis_rate.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("unexpected reply to the rate limit script: %v", r)
+		}
+	}()
+	return s.lim.Allow(ctx, key, l)
 }
 
 // The Redis client settings [NewRedisClient] applies where the URL leaves

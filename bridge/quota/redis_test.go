@@ -1,8 +1,10 @@
 package quota_test
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -239,5 +241,114 @@ func TestRedisLogger(t *testing.T) {
 	got := logs.All()
 	if len(got) != 1 || got[0].Level != zapcore.DebugLevel || got[0].ContextMap()["msg"] != "redis: failed to dial after 1 attempts: refused" {
 		t.Errorf("logged %+v", got)
+	}
+}
+
+// fakeRedis is a loopback server speaking just enough RESP2 for go-redis:
+// HELLO is refused (the client falls back to RESP2), EVALSHA and EVAL get
+// reply, every other command +OK.
+func fakeRedis(t *testing.T, reply string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				rd := bufio.NewReader(c)
+				for {
+					args, err := readCommand(rd)
+					if err != nil {
+						return
+					}
+					switch strings.ToUpper(args[0]) {
+					case "HELLO":
+						_, err = io.WriteString(c, "-ERR unknown command 'HELLO'\r\n")
+					case "EVALSHA", "EVAL":
+						_, err = io.WriteString(c, reply)
+					default:
+						_, err = io.WriteString(c, "+OK\r\n")
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "redis://" + ln.Addr().String() + "/0"
+}
+
+// readCommand reads one RESP array of bulk strings.
+func readCommand(rd *bufio.Reader) ([]string, error) {
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "*")))
+	if err != nil || n < 1 {
+		return nil, fmt.Errorf("not a command: %q", line)
+	}
+	args := make([]string, n)
+	for i := range args {
+		if line, err = rd.ReadString('\n'); err != nil {
+			return nil, err
+		}
+		size, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "$")))
+		if err != nil || size < 0 {
+			return nil, fmt.Errorf("not a bulk string: %q", line)
+		}
+		buf := make([]byte, size+2)
+		if _, err := io.ReadFull(rd, buf); err != nil {
+			return nil, err
+		}
+		args[i] = string(buf[:size])
+	}
+	return args, nil
+}
+
+// TestRedisGarbageReply checks that a server answering the GCRA script with
+// something else (a Redis-compatible server or proxy that differs, a
+// tampered connection) is a store error, not a panic that stops the process
+// (redis_rate asserts the reply's types unchecked).
+func TestRedisGarbageReply(t *testing.T) {
+	l := quota.Limit{Calls: 5, Period: time.Minute}
+	for name, reply := range map[string]string{
+		"integers for strings": "*4\r\n:1\r\n:0\r\n:5\r\n:6\r\n",
+		"short array":          "*1\r\n:1\r\n",
+		"empty array":          "*0\r\n",
+		"not an array":         "+OK\r\n",
+		"integer":              ":1\r\n",
+		"nil":                  "$-1\r\n",
+		"strings for integers": "*4\r\n$1\r\n1\r\n$1\r\n0\r\n$2\r\n-1\r\n$1\r\n0\r\n",
+		"not numbers":          "*4\r\n:1\r\n:0\r\n$1\r\nx\r\n$1\r\ny\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			client, err := quota.NewRedisClient(fakeRedis(t, reply))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer client.Close()
+			s := quota.NewRedisStore(client, "")
+			var ok bool
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("Allow panicked: %v", r)
+					}
+				}()
+				ok, _, err = s.Allow(t.Context(), "api-key:0", l)
+			}()
+			if err == nil || ok {
+				t.Errorf("Allow = %v, %v; want an error", ok, err)
+			}
+		})
 	}
 }
