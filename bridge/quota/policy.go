@@ -37,8 +37,11 @@ type Policy struct {
 
 // ParsePolicy builds a Policy from its text form, as the configuration
 // holds it: def for Default ("" means no default quota) and identities for
-// PerIdentity, each read by [ParseLimit]. Every bad entry is reported at
-// once, naming its identity.
+// PerIdentity, each read by [ParseLimit]. An identity that is one IP
+// address stands for the bucket the address is counted in (see
+// [BucketKey]: "2001:db8::5" for "2001:db8::/64", "::ffff:192.0.2.7" for
+// "192.0.2.7"); two entries for one bucket are an error. Every bad entry is
+// reported at once, naming its identity.
 func ParsePolicy(def string, identities map[string]string) (Policy, error) {
 	var p Policy
 	var errs []error
@@ -52,6 +55,7 @@ func ParsePolicy(def string, identities map[string]string) (Policy, error) {
 	if len(identities) > 0 {
 		p.PerIdentity = make(map[string]Limit, len(identities))
 	}
+	from := make(map[string]string, len(identities)) // PerIdentity key → identity as written
 	for _, id := range slices.Sorted(maps.Keys(identities)) {
 		if id == "" {
 			errs = append(errs, errors.New("identities: an empty identity key matches no caller"))
@@ -62,7 +66,16 @@ func ParsePolicy(def string, identities map[string]string) (Policy, error) {
 			errs = append(errs, fmt.Errorf("identity %q: %w", id, err))
 			continue
 		}
-		p.PerIdentity[id] = l
+		key := id
+		if _, err := netip.ParseAddr(id); err == nil {
+			key = clientaddr.Bucket(id)
+		}
+		if by, dup := from[key]; dup {
+			errs = append(errs, fmt.Errorf("identities %q and %q: both name the callers counted as %q", by, id, key))
+			continue
+		}
+		from[key] = id
+		p.PerIdentity[key] = l
 	}
 	return p, errors.Join(errs...)
 }

@@ -143,3 +143,35 @@ func TestPolicySubjectNamesNoOtherCaller(t *testing.T) {
 		}
 	}
 }
+
+// An unauthenticated caller is counted by its bucket key (an IPv6 client by
+// its /64, an IPv4-mapped one as IPv4), so an entry naming one address is
+// read as that bucket; otherwise "::1" would silently match no caller.
+func TestParsePolicyAddresses(t *testing.T) {
+	p, err := quota.ParsePolicy("2/1h", map[string]string{
+		"::1": "unlimited", "2001:db8:1::5": "10/1m", "::ffff:192.0.2.7": "5/1m", "198.51.100.1": "7/1m", "2001:db8:2::/64": "8/1m",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		remote string
+		want   quota.Limit
+	}{
+		{"[::1]:5000", quota.Limit{}},
+		{"[2001:db8:1::9]:1", quota.Limit{Calls: 10, Period: time.Minute}},
+		{"192.0.2.7:80", quota.Limit{Calls: 5, Period: time.Minute}},
+		{"198.51.100.1:80", quota.Limit{Calls: 7, Period: time.Minute}},
+		{"[2001:db8:2::1]:80", quota.Limit{Calls: 8, Period: time.Minute}},
+		{"[2001:db8:3::1]:80", quota.Limit{Calls: 2, Period: time.Hour}},
+	} {
+		if got := p.LimitFor(&bridge.Identity{Remote: tc.remote}); got != tc.want {
+			t.Errorf("LimitFor(%s) = %v, want %v", tc.remote, got, tc.want)
+		}
+	}
+	// Two entries for one bucket cannot both apply.
+	_, err = quota.ParsePolicy("", map[string]string{"2001:db8::1": "1/s", "2001:db8::2": "2/s"})
+	if err == nil || !strings.Contains(err.Error(), "2001:db8::/64") {
+		t.Errorf("two entries for one /64: err = %v, want one naming 2001:db8::/64", err)
+	}
+}

@@ -158,7 +158,7 @@ func (o OAuth2) on() bool { return o.TokenURL != "" }
 // identities such as "jwt:https://idp.example|sub" hold dots, which viper
 // reads as nesting in map keys).
 type QuotaEntry struct {
-	Identity string `mapstructure:"identity"` // an identity ID ("api-key:0", "jwt:ISS|SUB"), a JWT subject, or a client IP
+	Identity string `mapstructure:"identity"` // an identity ID ("api-key:0", "jwt:ISS|SUB"), a JWT subject, or a client IP (IPv6: its /64)
 	Limit    string `mapstructure:"limit"`    // "1000/1h", or "unlimited"
 }
 
