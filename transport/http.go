@@ -188,6 +188,19 @@ func withRemote(r *http.Request) *http.Request {
 	return r2
 }
 
+// Screened returns next behind the Host and Origin checks (and CORS) of the
+// MCP routes, with allowedOrigins as --allowed-origin gives them (none: the
+// loopback default), for a listener of its own such as --metrics-listen's
+// /metrics: a web page that reached a loopback listener by DNS rebinding,
+// or any foreign browser origin, gets 403. Refusals are logged at DEBUG on
+// log (nil: not logged).
+func Screened(next http.Handler, allowedOrigins []string, log *zap.Logger) http.Handler {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return guard{origins: newOriginPolicy(allowedOrigins), log: log}.screened(next)
+}
+
 // screened applies the Host and Origin checks (and CORS) of the MCP routes
 // to a route that needs no credential.
 func (g guard) screened(next http.Handler) http.Handler {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/transport"
 )
 
 // serveMetrics serves /metrics on --metrics-listen until ctx is done; the
@@ -20,7 +22,9 @@ func (a *app) serveMetrics(ctx context.Context) (<-chan struct{}, error) {
 		return nil, fmt.Errorf("listening on --metrics-listen %s: %w", a.cfg.MetricsListen, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", a.metrics.Handler())
+	// The Host and Origin policy of the HTTP listener's /metrics: a page
+	// reached by DNS rebinding does not read the tool names and counts.
+	mux.Handle("GET /metrics", transport.Screened(a.metrics.Handler(), a.cfg.AllowedOrigins, a.log))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: time.Minute}
 	done := make(chan struct{})
 	go func() {
