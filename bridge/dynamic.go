@@ -351,11 +351,12 @@ func (c *Catalog) search(args map[string]any, caller *Identity) (any, error) {
 		Total      int            `json:"total"`
 		NextCursor string         `json:"nextCursor,omitempty"`
 	}{Results: []searchResult{}, Total: len(hits)}
-	for i := offset; i < len(hits) && i < offset+limit; i++ {
+	// offset may be any int a caller wrote: offset+limit could overflow.
+	for i := offset; i < len(hits) && i-offset < limit; i++ {
 		d := hits[i].d
 		out.Results = append(out.Results, searchResult{Name: d.tool.def.Name, Summary: d.summary, Operation: d.tool.plan.Label, Tags: d.tool.tags})
 	}
-	if offset+limit < len(hits) {
+	if offset < len(hits) && limit < len(hits)-offset {
 		out.NextCursor = strconv.Itoa(offset + limit)
 	}
 	return out, nil

@@ -223,3 +223,38 @@ func TestSearchQueryBounded(t *testing.T) {
 		t.Errorf("a repeated word: %v %s", out.Kind, textOf(t, out.Result))
 	}
 }
+
+// searchPage runs search_operations with args and decodes its page.
+func searchPage(t *testing.T, rt *bridge.Runtime, args string) (page struct {
+	Results    []struct{ Name string }
+	Total      int
+	NextCursor string
+}) {
+	t.Helper()
+	out, err := rt.Call(t.Context(), &bridge.Call{Tool: "search_operations", Args: json.RawMessage(args)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Kind != bridge.OK {
+		t.Fatalf("%s: %v %s", args, out.Kind, textOf(t, out.Result))
+	}
+	if err := json.Unmarshal([]byte(textOf(t, out.Result)), &page); err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
+// TestSearchCursorPastEnd: a cursor past the results, however large, gives
+// an empty page and no nextCursor, never a negative one (offset+limit
+// overflowed) that the tool then refuses as not its own.
+func TestSearchCursorPastEnd(t *testing.T) {
+	up := httptest.NewServer(http.NotFoundHandler())
+	defer up.Close()
+	rt := bridge.NewRuntime(dynamicCatalog(t, bridge.ToolsDynamic, up))
+	for _, cur := range []string{"9223372036854775807", "9223372036854775800", "1000"} {
+		p := searchPage(t, rt, `{"query":"pet","limit":50,"cursor":"`+cur+`"}`)
+		if len(p.Results) != 0 || p.NextCursor != "" || p.Total == 0 {
+			t.Errorf("cursor %s: %d results, total %d, nextCursor %q; want none and no cursor", cur, len(p.Results), p.Total, p.NextCursor)
+		}
+	}
+}
