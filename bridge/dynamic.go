@@ -311,7 +311,10 @@ func (c *Catalog) search(args map[string]any, caller *Identity) (any, error) {
 	q, _ := args["query"].(string)
 	tag, _ := args["tag"].(string)
 	limit := 10
-	if n, ok := args["limit"].(int64); ok {
+	switch n := args["limit"].(type) { // validated: an integer from 1 to 50
+	case int64:
+		limit = int(n)
+	case float64: // written 1.0 or 1e0
 		limit = int(n)
 	}
 	offset := 0

@@ -258,3 +258,18 @@ func TestSearchCursorPastEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchLimitAsFloat: a limit written 1.0 or 1e0 is an integer to JSON
+// Schema, so validation accepts it; the page must then hold 1 result, not
+// the default 10.
+func TestSearchLimitAsFloat(t *testing.T) {
+	up := httptest.NewServer(http.NotFoundHandler())
+	defer up.Close()
+	rt := bridge.NewRuntime(dynamicCatalog(t, bridge.ToolsDynamic, up))
+	for _, limit := range []string{"1", "1.0", "1e0", `"1"`} {
+		p := searchPage(t, rt, `{"query":"pet","limit":`+limit+`}`)
+		if len(p.Results) != 1 || p.NextCursor != "1" {
+			t.Errorf("limit %s: %d results, nextCursor %q; want 1 and \"1\"", limit, len(p.Results), p.NextCursor)
+		}
+	}
+}
