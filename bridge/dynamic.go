@@ -472,8 +472,9 @@ func (c *Catalog) answerMeta(_ context.Context, call *Call) *Outcome {
 
 // unwrapCall turns a call_operation call into the call of the operation it
 // names, so that the middleware chain and the invoker see the operation
-// itself. A problem with the meta-call's own arguments is an outcome.
-func (c *Catalog) unwrapCall(call *Call) *Outcome {
+// itself. A problem with the meta-call's own arguments is an error, and
+// call is left as it was.
+func (c *Catalog) unwrapCall(call *Call) error {
 	var in struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -485,11 +486,11 @@ func (c *Catalog) unwrapCall(call *Call) *Outcome {
 		if err != nil {
 			reason += ": " + err.Error()
 		}
-		return c.fail(&Outcome{}, call.target, &ArgumentError{Reason: reason})
+		return &ArgumentError{Reason: reason}
 	}
 	t, err := c.operation(in.Name)
 	if err != nil {
-		return c.fail(&Outcome{}, call.target, err)
+		return err
 	}
 	if len(in.Arguments) == 0 || string(in.Arguments) == "null" {
 		in.Arguments = json.RawMessage("{}")

@@ -273,3 +273,45 @@ func TestSearchLimitAsFloat(t *testing.T) {
 		}
 	}
 }
+
+// TestCallOperationRefusalCounted: a call_operation whose own arguments name
+// no operation (an unknown name, a built-in, malformed arguments) still goes
+// through the middleware chain, as call_operation, so that metrics and the
+// usage record count it like any other refused call; the upstream is not
+// called.
+func TestCallOperationRefusalCounted(t *testing.T) {
+	var hits atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer up.Close()
+	type seenCall struct {
+		tool string
+		kind bridge.ErrorKind
+	}
+	var seen []seenCall
+	mw := func(next bridge.Invoker) bridge.Invoker {
+		return bridge.InvokerFunc(func(ctx context.Context, c *bridge.Call) (*bridge.Outcome, error) {
+			out, err := next.Invoke(ctx, c)
+			if out != nil {
+				seen = append(seen, seenCall{c.Tool, out.Kind})
+			}
+			return out, err
+		})
+	}
+	rt := bridge.NewRuntime(dynamicCatalog(t, bridge.ToolsDynamic, up), mw)
+	for _, args := range []string{`{"name":"nope"}`, `{"name":"ping"}`, `{"name":"getPetById","extra":1}`, `{"arguments":{}}`} {
+		seen = nil
+		out, err := rt.Call(t.Context(), &bridge.Call{Tool: "call_operation", Args: json.RawMessage(args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Kind != bridge.BadArguments || !out.Result.IsError {
+			t.Errorf("%s: %v; want bad_arguments", args, out.Kind)
+		}
+		if diff := cmp.Diff([]seenCall{{"call_operation", bridge.BadArguments}}, seen, cmp.AllowUnexported(seenCall{})); diff != "" {
+			t.Errorf("%s: the middleware saw (-want +got):\n%s", args, diff)
+		}
+	}
+	if hits.Load() != 0 {
+		t.Errorf("upstream called %d times", hits.Load())
+	}
+}

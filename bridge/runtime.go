@@ -65,10 +65,11 @@ type Call struct {
 	// alone and is listed the tools without output schemas): the answer
 	// goes as text, unchecked against the tool's output schema.
 	Unstructured bool
+	viaMeta      bool // called through call_operation (Tool is the operation); beside Unstructured, in its padding
 
 	target  *Tool
 	catalog *Catalog
-	viaMeta bool // called through call_operation (Tool is the operation)
+	metaErr error // call_operation's arguments name no operation: why
 	start   time.Time
 }
 
@@ -219,12 +220,10 @@ func (r *Runtime) Call(ctx context.Context, c *Call) (out *Outcome, err error) {
 	}
 	c.target, c.catalog, c.start = t, cat, start
 	if t.builtin == builtinCall {
-		// call_operation: the chain and the invoker see the operation.
-		if out := cat.unwrapCall(c); out != nil {
-			out.Took = time.Since(start)
-			out.BytesIn = int64(len(c.Args))
-			return out, nil
-		}
+		// call_operation: the chain and the invoker see the operation. When
+		// its arguments name none, they see call_operation, so that the
+		// refusal is counted and recorded; the invoker answers why.
+		c.metaErr = cat.unwrapCall(c)
 	}
 	out, err = r.chain.Invoke(ctx, c)
 	if out != nil {
@@ -263,6 +262,9 @@ func (r *Runtime) invokeTool(ctx context.Context, c *Call) (*Outcome, error) {
 	}
 	if c.target.builtin == builtinPing {
 		return r.ping(c)
+	}
+	if c.target.builtin == builtinCall { // not unwrapped (Runtime.Call)
+		return c.catalog.fail(&Outcome{}, c.target, c.metaErr), nil
 	}
 	return c.catalog.call(ctx, c.target, c), nil
 }
