@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,7 +87,11 @@ func (r *Resource) Args(uri string) (json.RawMessage, error) {
 		case "integer":
 			val, err = strconv.ParseInt(s, 10, 64)
 		case "number":
-			val, err = strconv.ParseFloat(s, 64)
+			var f float64
+			if f, err = strconv.ParseFloat(s, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				err = strconv.ErrSyntax // NaN, Inf: no JSON number
+			}
+			val = f
 		case "boolean":
 			val, err = strconv.ParseBool(s)
 		}

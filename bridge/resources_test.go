@@ -3,6 +3,8 @@ package bridge_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -143,5 +145,54 @@ func TestDeferredSpec(t *testing.T) {
 	}
 	if none.HasSpec() || none.Spec() != nil {
 		t.Error("a catalog without the document serves openapi://spec")
+	}
+}
+
+// TestResourceArgsNonFinite: a template variable of a number parameter is
+// refused as not a valid number when it reads NaN or Inf (which ParseFloat
+// accepts but JSON cannot carry), like any other bad number, not reported
+// as a failure to encode the arguments.
+func TestResourceArgsNonFinite(t *testing.T) {
+	spec := t.TempDir() + "/score.yaml"
+	if err := os.WriteFile(spec, []byte(`openapi: 3.0.3
+info: {title: score, version: "1"}
+paths:
+  /score/{v}:
+    get:
+      operationId: getScore
+      parameters: [{name: v, in: path, required: true, schema: {type: number}}]
+      responses: {"200": {description: ok}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := specloader.Load(t.Context(), spec, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := whitelist.Parse(strings.NewReader("tools:\n  - operationId: getScore\n    resource: {uri: \"score://{v}\"}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := pol.Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := bridge.New(ops, bridge.Options{BaseURL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := cat.Resource("score://{v}")
+	if !ok {
+		t.Fatal("no resource score://{v}")
+	}
+	if args, err := r.Args("score://1.5e3"); err != nil || string(args) != `{"v":1500}` {
+		t.Errorf("score://1.5e3: %s, %v", args, err)
+	}
+	for _, v := range []string{"NaN", "Inf", "-Infinity", "1e999"} {
+		_, err := r.Args("score://" + v)
+		var argErr *bridge.ArgumentError
+		if !errors.As(err, &argErr) || !strings.Contains(err.Error(), "is not a valid number") {
+			t.Errorf("score://%s: %v; want an argument error, not a valid number", v, err)
+		}
 	}
 }
