@@ -442,3 +442,51 @@ func TestAccessListsHideTemplates(t *testing.T) {
 		t.Errorf("completions declared to the user, who may read no template: %+v", c)
 	}
 }
+
+// TestAccessListsCachePrivate: with access lists, what a caller is listed
+// and reads depends on who it is, so the results that carry a cache scope
+// say "private" (only this caller's client may cache them), never "public"
+// (any intermediary may serve them to others) nor "" (no valid scope);
+// without access lists they stay "public".
+func TestAccessListsCachePrivate(t *testing.T) {
+	scopes := func(cs *mcp.ClientSession) map[string]string {
+		t.Helper()
+		ctx := t.Context()
+		out := map[string]string{}
+		if r, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		} else {
+			out["tools/list"] = r.CacheScope
+		}
+		if r, err := cs.ListResources(ctx, nil); err != nil {
+			t.Fatal(err)
+		} else {
+			out["resources/list"] = r.CacheScope
+		}
+		if r, err := cs.ListResourceTemplates(ctx, nil); err != nil {
+			t.Fatal(err)
+		} else {
+			out["resources/templates/list"] = r.CacheScope
+		}
+		if r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: bridge.SpecURI}); err != nil {
+			t.Fatal(err)
+		} else {
+			out["resources/read"] = r.CacheScope
+		}
+		return out
+	}
+	all := func(scope string) map[string]string {
+		return map[string]string{"tools/list": scope, "resources/list": scope, "resources/templates/list": scope, "resources/read": scope}
+	}
+	for _, tc := range []struct {
+		wl, want string
+	}{{revealWhitelist, "private"}, {openWhitelist, "public"}} {
+		cat := revealCatalog(t, tc.wl, bridge.ToolsAll)
+		admin, user, _ := revealSessions(t, mcpx.New(bridge.NewRuntime(cat, bridge.Access()), mcpx.Options{}).MCP())
+		for name, cs := range map[string]*mcp.ClientSession{"admin": admin, "user": user} {
+			if diff := cmp.Diff(all(tc.want), scopes(cs)); diff != "" {
+				t.Errorf("%s, access lists %v: cache scopes (-want +got):\n%s", name, tc.want == "private", diff)
+			}
+		}
+	}
+}

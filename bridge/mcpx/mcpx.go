@@ -112,6 +112,13 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 		// Resource template variables (resources.go); the capability is
 		// declared only while a template exists (filterResources).
 		CompletionHandler: s.complete,
+		// With access lists, lists and reads depend on the caller: no
+		// intermediary may serve one caller's answer to another.
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+			if s.rt.Catalog().HasAccessLists() {
+				c.CacheScope = cachePrivate
+			}
+		},
 		// Empty prompts and resources are declared because go-sdk answers
 		// prompts/list and resources/list anyway, and discovery must say so.
 		Capabilities: &mcp.ServerCapabilities{
@@ -242,6 +249,10 @@ func (s *Server) Sync(cat *bridge.Catalog) (added, changed, removed int) {
 	return added, changed, removed
 }
 
+// cachePrivate is the cache scope of an answer only its caller may be
+// served.
+const cachePrivate = "private"
+
 // filterList hides from a caller's tools/list the tools whose whitelist
 // access list does not name it (calling them is refused by bridge.Access
 // too).
@@ -260,7 +271,7 @@ func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
 			id = identity(extra)
 		}
-		out := &mcp.ListToolsResult{NextCursor: lr.NextCursor, Meta: lr.Meta}
+		out := &mcp.ListToolsResult{NextCursor: lr.NextCursor, Meta: lr.Meta, Cacheable: mcp.Cacheable{TTLMs: lr.TTLMs, CacheScope: cachePrivate}}
 		for _, def := range lr.Tools {
 			if t, ok := cat.Lookup(def.Name); !ok || t.Allowed(id) {
 				out.Tools = append(out.Tools, def)
