@@ -327,6 +327,7 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 	var cfg Config
 	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
 		mapstructure.StringToTimeDurationHookFunc(),
+		numberToDurationHook,
 		mapstructure.StringToSliceHookFunc(","),
 		stringToMapHook,
 	))
@@ -351,6 +352,28 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		cfg.OTel = otelFromEnv(environ)
 	}
 	return &cfg, nil
+}
+
+// durationType is the type of every duration setting.
+var durationType = reflect.TypeFor[time.Duration]()
+
+// numberToDurationHook refuses a bare number for a duration (a config file's
+// "timeout: 30"), which mapstructure would take as nanoseconds: the flag and
+// the environment refuse "30" already. 0 is the same in every unit.
+func numberToDurationHook(from, to reflect.Type, data any) (any, error) {
+	if to != durationType || from == durationType {
+		return data, nil
+	}
+	switch from.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		if reflect.ValueOf(data).IsZero() {
+			return data, nil
+		}
+		return nil, fmt.Errorf("%v is a number without a unit: write a duration such as %vs or %vm", data, data, data)
+	}
+	return data, nil
 }
 
 // stringToMapHook decodes "a=1,b=2" (environment form) into a map.
