@@ -516,6 +516,22 @@ func (c *Config) Validate(cmd string) error {
 	if c.ReadTimeout <= 0 || c.IdleTimeout <= 0 {
 		add("--read-timeout and --idle-timeout must be positive")
 	}
+	// The loader and the transports would read 0 as their default, and
+	// some a negative value as "off", without a word.
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"--spec-timeout", c.SpecTimeout}, {"--session-timeout", c.SessionTimeout}, {"--keepalive", c.KeepAlive}, {"--shutdown-timeout", c.ShutdownTimeout}} {
+		if d.d <= 0 {
+			add("%s must be positive, not %s", d.name, d.d)
+		}
+	}
+	if c.MaxOutputSchema < -1 {
+		add("--max-output-schema-bytes must be -1 (no limit), 0 (no output schemas) or positive, not %d", c.MaxOutputSchema)
+	}
+	if c.MaxProblems <= 0 {
+		add("--max-problems must be positive, not %d", c.MaxProblems)
+	}
 	if c.MetricsListen != "" {
 		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
 			add("--metrics-listen %q: %v", c.MetricsListen, err)

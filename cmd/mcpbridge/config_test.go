@@ -48,3 +48,51 @@ func TestConfigFileDurationNeedsUnit(t *testing.T) {
 		t.Errorf("defaults: %v, timeout %v, keepalive %v", err, cfg.Timeout, cfg.KeepAlive)
 	}
 }
+
+// TestValidateRejectsSilentDefaults checks that values the bridge would
+// otherwise replace by a default, or read as "off", without a word are
+// startup errors naming the flag.
+func TestValidateRejectsSilentDefaults(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--spec-timeout", "0"}, "--spec-timeout"},
+		{[]string{"--spec-timeout", "-1s"}, "--spec-timeout"},
+		{[]string{"--session-timeout", "0"}, "--session-timeout"},
+		{[]string{"--session-timeout", "-5s"}, "--session-timeout"},
+		{[]string{"--keepalive", "0"}, "--keepalive"},
+		{[]string{"--keepalive", "-1s"}, "--keepalive"},
+		{[]string{"--shutdown-timeout", "-1s"}, "--shutdown-timeout"},
+		{[]string{"--shutdown-timeout", "0"}, "--shutdown-timeout"},
+		{[]string{"--max-output-schema-bytes", "-5"}, "--max-output-schema-bytes"},
+		{[]string{"--max-problems", "-3"}, "--max-problems"},
+	} {
+		fs := flagSet("serve")
+		if err := fs.Parse(append([]string{"--spec", "x.yaml", "--all-operations"}, c.args...)); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := loadConfig(fs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cfg.Validate("serve")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: Validate said %v; want an error naming %s", c.args, err, c.want)
+		}
+	}
+	// The defaults and the documented special values pass.
+	for _, args := range [][]string{nil, {"--max-output-schema-bytes", "-1"}, {"--max-output-schema-bytes", "0"}} {
+		fs := flagSet("serve")
+		if err := fs.Parse(append([]string{"--spec", "x.yaml", "--all-operations"}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := loadConfig(fs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.Validate("serve"); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+}
