@@ -93,6 +93,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		defer undo()
 	}
 	defer flushLog() //nolint:errcheck // stderr errors are not actionable; writes the waiting usage records
+	for _, u := range unknownEnv(fs, os.Environ()) {
+		// Named, never its value (it may be a credential).
+		log.Warn("environment variable ignored: it names no setting", zap.String("variable", u[0]), zap.String("did_you_mean", u[1]))
+	}
 	a := &app{cfg: cfg, log: log, usageLog: usageLog, stdin: stdin, stdout: stdout, stderr: stderr}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Provisioning allocates several times the spec's size in

@@ -311,7 +311,7 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		return nil, bindErr
 	}
 	// Nested upstream-auth keys from the environment.
-	for _, k := range []string{"basic-user", "basic-password"} {
+	for _, k := range upstreamAuthEnv {
 		env := "MCPBRIDGE_UPSTREAM_AUTH_" + strings.ToUpper(strings.ReplaceAll(k, "-", "_"))
 		if val, ok := lookupEnv(environ, env); ok {
 			v.Set("upstream-auth."+k, val)
@@ -374,6 +374,37 @@ func numberToDurationHook(from, to reflect.Type, data any) (any, error) {
 		return nil, fmt.Errorf("%v is a number without a unit: write a duration such as %vs or %vm", data, data, data)
 	}
 	return data, nil
+}
+
+// upstreamAuthEnv are the nested upstream-auth keys with an environment
+// form (MCPBRIDGE_UPSTREAM_AUTH_BASIC_USER, …).
+var upstreamAuthEnv = []string{"basic-user", "basic-password"}
+
+// unknownEnv returns the MCPBRIDGE_ variables of environ that name no
+// setting (the singular of a repeatable flag's plural, a typo), each with
+// the nearest variable that does ("" when none is near). Variables of the
+// tests (MCPBRIDGE_TEST_…, MCPBRIDGE_FASTSCHEMA_DIR) are not settings and
+// not reported.
+func unknownEnv(fs *pflag.FlagSet, environ []string) (unknown [][2]string) {
+	var known []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		key := f.Name
+		if k, ok := flagKeys[key]; ok {
+			key = k
+		}
+		known = append(known, "MCPBRIDGE_"+strings.ToUpper(strings.ReplaceAll(key, "-", "_")))
+	})
+	for _, k := range upstreamAuthEnv {
+		known = append(known, "MCPBRIDGE_UPSTREAM_AUTH_"+strings.ToUpper(strings.ReplaceAll(k, "-", "_")))
+	}
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "MCPBRIDGE_") || strings.HasPrefix(name, "MCPBRIDGE_TEST_") || name == "MCPBRIDGE_FASTSCHEMA_DIR" || slices.Contains(known, name) {
+			continue
+		}
+		unknown = append(unknown, [2]string{name, nearest(name, known)})
+	}
+	return unknown
 }
 
 // stringToMapHook decodes "a=1,b=2" (environment form) into a map.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,34 @@ func TestValidateRejectsSilentDefaults(t *testing.T) {
 		if err := cfg.Validate("serve"); err != nil {
 			t.Errorf("%v: %v", args, err)
 		}
+	}
+}
+
+// TestUnknownEnvironmentVariableWarns checks that an MCPBRIDGE_ variable
+// that names no setting (the singular of a repeatable flag, a typo) is
+// reported on stderr with the variable meant, instead of being ignored
+// without a word.
+func TestUnknownEnvironmentVariableWarns(t *testing.T) {
+	t.Setenv("MCPBRIDGE_REDACT_KEY", "op")    // the variable is MCPBRIDGE_REDACT_KEYS
+	t.Setenv("MCPBRIDGE_TIMEOUTT", "5s")      // a typo
+	t.Setenv("MCPBRIDGE_SPEC_TIMEOUT", "10s") // a setting: no warning
+	t.Setenv("MCPBRIDGE_TEST_SOMETHING", "1") // tests' own: no warning
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"tools", "--spec", "testdata/e2e.yaml", "--all-operations", "--no-cache"}, nil, &out, &errb); err != nil {
+		t.Fatalf("tools: %v\n%s", err, errb.String())
+	}
+	log := errb.String()
+	for _, want := range []string{"MCPBRIDGE_REDACT_KEY", "MCPBRIDGE_REDACT_KEYS", "MCPBRIDGE_TIMEOUTT", "MCPBRIDGE_TIMEOUT"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("stderr does not name %s:\n%s", want, log)
+		}
+	}
+	for _, not := range []string{"MCPBRIDGE_SPEC_TIMEOUT", "MCPBRIDGE_TEST_SOMETHING", "5s"} {
+		if strings.Contains(log, not) {
+			t.Errorf("stderr names %s:\n%s", not, log)
+		}
+	}
+	if strings.Contains(out.String(), "MCPBRIDGE_") {
+		t.Errorf("stdout carries the warning:\n%s", out.String())
 	}
 }
