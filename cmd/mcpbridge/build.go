@@ -6,10 +6,15 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
@@ -197,6 +202,11 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 	for _, w := range res.Warnings {
 		a.log.Warn("spec validation", zap.String("warning", w))
 	}
+	if cfg.Upstream == "" {
+		if err := checkServerVars(cfg.ServerVars, res.Doc.Servers, ops); err != nil {
+			return nil, err
+		}
+	}
 	if bopts.BaseURL == "" {
 		bopts.BaseURL, err = request.ServerURL(res.Doc.Servers, cfg.ServerVars, res.Location)
 		if err != nil {
@@ -265,6 +275,48 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 		a.storeCached(key, c, res.ExternalRefs)
 	}
 	return bt, nil
+}
+
+// checkServerVars refuses a --server-variables name that no server in use
+// declares (the spec's first, and the first of each selected operation's
+// own or its path's): a typo would leave the default in place without a
+// word.
+func checkServerVars(vars map[string]string, root openapi3.Servers, ops []whitelist.Operation) error {
+	if len(vars) == 0 {
+		return nil
+	}
+	declared := map[string]bool{}
+	add := func(servers openapi3.Servers) {
+		if len(servers) > 0 && servers[0] != nil {
+			for name := range servers[0].Variables {
+				declared[name] = true
+			}
+		}
+	}
+	add(root)
+	for _, op := range ops {
+		if op.Op != nil && op.Op.Servers != nil {
+			add(*op.Op.Servers)
+		}
+		if op.PathItem != nil {
+			add(op.PathItem.Servers)
+		}
+	}
+	var unknown []string
+	for name := range vars {
+		if !declared[name] {
+			unknown = append(unknown, strconv.Quote(name))
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	known := slices.Sorted(maps.Keys(declared))
+	if len(known) == 0 {
+		known = []string{"none"}
+	}
+	slices.Sort(unknown)
+	return fmt.Errorf("--server-variables: %s declared by no server the selected operations use (their variables: %s)", strings.Join(unknown, ", "), strings.Join(known, ", "))
 }
 
 func (a *app) loaderOptions() specloader.Options {

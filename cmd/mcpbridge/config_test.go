@@ -126,3 +126,47 @@ func TestUnknownEnvironmentVariableWarns(t *testing.T) {
 		t.Errorf("stdout carries the warning:\n%s", out.String())
 	}
 }
+
+// TestUnknownServerVariable checks that a --server-variables name that no
+// server of the served operations declares (a typo) stops startup, naming
+// it and the variables there are, instead of leaving the default in place.
+func TestUnknownServerVariable(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "api.yaml")
+	body := `openapi: 3.0.3
+info: {title: Vars, version: "1"}
+servers:
+  - url: "http://{host}:{port}/v1"
+    variables:
+      host: {default: 127.0.0.1}
+      port: {default: "8080"}
+paths:
+  /a:
+    get:
+      operationId: opA
+      responses: {"200": {description: ok}}
+  /b:
+    servers:
+      - url: "http://{region}.example.com"
+        variables:
+          region: {default: eu}
+    get:
+      operationId: opB
+      responses: {"200": {description: ok}}
+`
+	if err := os.WriteFile(spec, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tools := func(vars string) error {
+		var out, errb bytes.Buffer
+		return run(t.Context(), []string{"tools", "--spec", spec, "--all-operations", "--no-cache", "--server-variables", vars}, nil, &out, &errb)
+	}
+	err := tools("prot=9090")
+	if err == nil || !strings.Contains(err.Error(), `"prot"`) || !strings.Contains(err.Error(), "port") {
+		t.Errorf("--server-variables prot=9090: %v; want an error naming prot and the variables there are", err)
+	}
+	for _, ok := range []string{"port=9090", "host=localhost,port=9090", "region=us"} {
+		if err := tools(ok); err != nil {
+			t.Errorf("--server-variables %s: %v", ok, err)
+		}
+	}
+}
