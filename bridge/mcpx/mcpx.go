@@ -72,6 +72,11 @@ type Server struct {
 	scClients  []string // TextKnown: clients that read structuredContent only
 	ccClients  []string // TextKnown, TextAuto: clients that read content only
 
+	// swap is held by Sync while it changes go-sdk's tools one by one,
+	// and for reading by every tools/list (filterList): a list shows the
+	// old set or the new one, never a mix.
+	swap sync.RWMutex
+
 	mu   sync.Mutex
 	reg  map[string]*bridge.Tool // what the server lists now
 	defs map[string]*mcp.Tool    // the definitions registered for them with go-sdk
@@ -211,6 +216,8 @@ func (s *Server) addStubbed(def *mcp.Tool, stub *jsonschema.Schema) (ok bool) {
 // list_changed notifications into one per burst.
 func (s *Server) Sync(cat *bridge.Catalog) (added, changed, removed int) {
 	s.syncResources(cat) // resources and templates follow the same way
+	s.swap.Lock()
+	defer s.swap.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	next := make(map[string]*bridge.Tool, len(cat.Listed()))
@@ -258,9 +265,16 @@ const cachePrivate = "private"
 // too).
 func (s *Server) filterList(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
+		if method != "tools/list" {
+			return next(ctx, method, req)
+		}
+		res, err := func() (mcp.Result, error) {
+			s.swap.RLock() // not while Sync is half-way (Server.swap)
+			defer s.swap.RUnlock()
+			return next(ctx, method, req)
+		}()
 		cat := s.rt.Catalog()
-		if method != "tools/list" || err != nil || !cat.HasAccessLists() {
+		if err != nil || !cat.HasAccessLists() {
 			return res, err
 		}
 		lr, ok := res.(*mcp.ListToolsResult)
