@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -83,9 +84,13 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 		msg := err.Error()
 		if msg != r.lastErr {
 			r.lastErr = msg
-			if degraded {
+			switch {
+			case degraded && errors.Is(err, specloader.ErrFetch):
 				a.log.Warn("spec still unavailable; serving only ping", zap.String("trigger", why), zap.Error(err))
-			} else {
+			case degraded:
+				// Retrying will not mend it: the spec or the whitelist needs a fix.
+				a.log.Error("spec fetched, but the tools cannot be built; serving only ping", zap.String("trigger", why), zap.Error(err))
+			default:
 				a.log.Error("reload failed; the previous tools keep serving", zap.String("trigger", why), zap.Error(err))
 			}
 		}

@@ -1018,3 +1018,35 @@ func TestSwapUnderLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestDegradedRetrySaysWhyNotFetch checks that a degraded bridge whose spec
+// arrives but cannot give the tools (the whitelist names an operation it
+// does not have) logs that, as an error, instead of "spec still
+// unavailable", which sends the operator to the spec's server.
+func TestDegradedRetrySaysWhyNotFetch(t *testing.T) {
+	t.Parallel()
+	var arrived atomic.Bool
+	specSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !arrived.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/yaml")
+		w.Write(opsSpec(nil, "opA"))
+	}))
+	t.Cleanup(specSrv.Close)
+	wl := filepath.Join(t.TempDir(), "whitelist.yaml")
+	writeFile(t, wl, []byte("tools:\n  - operationId: opZ\n"))
+	p := startHTTPProc(t, "http", "--spec", specSrv.URL+"/openapi.yaml", "--whitelist", wl, "--upstream", "http://127.0.0.1:1", "--no-cache")
+	if !p.log.waitCount("spec still unavailable; serving only ping", 1, 5*time.Second) {
+		t.Fatal("no degraded retry within 5s")
+	}
+	arrived.Store(true)
+	const want = "spec fetched, but the tools cannot be built; serving only ping"
+	if !p.log.waitCount(want, 1, 10*time.Second) {
+		t.Fatalf("no %q within 10s of the spec arriving", want)
+	}
+	if l := p.log.last(want); l["level"] != "error" || !strings.Contains(fmt.Sprint(l["error"]), "opZ") {
+		t.Errorf("logged %v; want an error naming opZ", l)
+	}
+}
