@@ -34,6 +34,7 @@ type built struct {
 	ops    int
 	cached bool
 	inputs inputs
+	key    string // of the tools' cache entry ("" when the cache is off)
 	// later is what provisioning left for after the tools are served
 	// (app.deferValidation): validating the spec, reducing it to
 	// openapi://spec, storing the tools in the cache. serve runs it in
@@ -151,7 +152,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 		if c, refs := a.loadCached(ctx, key, bopts, in.loc); c != nil {
 			a.log.Debug("tools restored from cache", zap.Duration("took", time.Since(start)))
 			in.refs = refs
-			return &built{cat: c, ops: c.Len() + len(c.Skipped()), cached: true, inputs: in}, nil
+			return &built{cat: c, ops: c.Len() + len(c.Skipped()), cached: true, inputs: in, key: key}, nil
 		}
 	}
 	if in.spec == nil && a.specData == nil {
@@ -252,7 +253,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 	}
 	a.log.Debug("tools built", zap.Duration("took", time.Since(start)))
 	in.refs = res.ExternalRefs
-	bt := &built{cat: c, spec: res, ops: len(ops), inputs: in}
+	bt := &built{cat: c, spec: res, ops: len(ops), inputs: in, key: key}
 	switch {
 	case a.deferValidation:
 		validate, refs := res.Validate, res.ExternalRefs

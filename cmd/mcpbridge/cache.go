@@ -7,8 +7,10 @@ import (
 	"encoding/binary"
 	"encoding/gob"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -187,6 +189,17 @@ func (a *app) writeCache(key string, c *bridge.Catalog, refs []specloader.Ref) e
 	n := binary.AppendUvarint(nil, uint64(head.Len()))
 	sum := crc32.Update(crc32.Update(crc32.Checksum(n, castagnoli), castagnoli, head.Bytes()), castagnoli, snap)
 	return writeAtomic(filepath.Join(dir, key+".tools"), binary.BigEndian.AppendUint32(nil, sum), n, head.Bytes(), snap)
+}
+
+// dropCached removes the entry under key; failures only log.
+func (a *app) dropCached(key string) {
+	dir, err := a.cacheDir()
+	if err != nil {
+		return
+	}
+	if err := os.Remove(filepath.Join(dir, key+".tools")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		a.log.Debug("tool cache entry not removed", zap.Error(err))
+	}
 }
 
 // writeAtomic writes parts to path through a temporary file renamed into

@@ -28,11 +28,12 @@ type reloader struct {
 
 	mu      sync.Mutex // one reload at a time
 	cur     inputs     // what the served catalog was built from
+	key     string     // its tool cache entry ("" when none)
 	lastErr string
 }
 
 func newReloader(a *app, rt *bridge.Runtime, bt *built) *reloader {
-	r := &reloader{a: a, rt: rt, cur: bt.inputs}
+	r := &reloader{a: a, rt: rt, cur: bt.inputs, key: bt.key}
 	r.cur.spec = nil // only its digest is compared; the bytes would stay in memory
 	bt.inputs.spec = nil
 	return r
@@ -103,6 +104,12 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	r.cur.spec = nil
 	bt.spec, bt.inputs.spec = nil, nil
 	old := r.rt.Swap(bt.cat)
+	if r.key != "" && r.key != bt.key {
+		// The replaced tools' entry: kept, every change of the spec
+		// would leave one more in the cache directory.
+		a.dropCached(r.key)
+	}
+	r.key = bt.key
 	// Noted and logged before the memory is returned: a client that sees
 	// the new tools (list_changed, /ready) and asks ping must read "ok",
 	// and a forced collection takes a while on a busy machine.

@@ -1050,3 +1050,39 @@ func TestDegradedRetrySaysWhyNotFetch(t *testing.T) {
 		t.Errorf("logged %v; want an error naming opZ", l)
 	}
 }
+
+// TestReloadDropsReplacedCacheEntry checks that a reload which swaps in
+// tools built from a changed spec removes the tool cache entry of the
+// tools it replaced: with --spec-refresh on a spec that changes, the cache
+// directory would otherwise grow by one entry (GitHub's: 3.7 MB) per change.
+func TestReloadDropsReplacedCacheEntry(t *testing.T) {
+	t.Parallel()
+	up := newOpsUpstream(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	spec := filepath.Join(dir, "openapi.yaml")
+	writeFile(t, spec, opsSpec(nil, "opA"))
+	entries := func() []string {
+		m, _ := filepath.Glob(filepath.Join(cache, "*.tools"))
+		return m
+	}
+	p := startHTTPProc(t, "http", "--spec", spec, "--all-operations", "--upstream", up.srv.URL, "--cache-dir", cache)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(entries()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no cache entry written within 5s of the start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // the entry is rewritten with the encoded list
+	for i, ops := range [][]string{{"opA", "opB"}, {"opA", "opB", "opC"}} {
+		writeFile(t, spec, opsSpec(nil, ops...))
+		p.hup(t)
+		if !p.log.waitCount("tools reloaded", i+1, 5*time.Second) {
+			t.Fatalf("reload %d: no swap within 5s", i+1)
+		}
+	}
+	if got := entries(); len(got) != 1 {
+		t.Errorf("%d cache entries after two reloads, want 1 (the served tools'): %v", len(got), got)
+	}
+}
