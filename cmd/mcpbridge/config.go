@@ -299,6 +299,11 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		}
 		env := "MCPBRIDGE_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
 		if val, ok := lookupEnv(environ, env); ok && !fs.Changed(f.Name) {
+			if typ := f.Value.Type(); strings.TrimSpace(val) == "" && (typ == "int" || typ == "int64" || typ == "bool") {
+				// Weakly typed decoding would read "" as 0 or false.
+				bindErr = errors.Join(bindErr, fmt.Errorf("%s is empty: set a value (default %s) or unset it", env, f.DefValue))
+				return
+			}
 			if regexpLists[key] {
 				// Regular expressions hold commas ({3,5}): one per line.
 				v.Set(key, splitLines(val))

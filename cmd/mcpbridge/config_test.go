@@ -170,3 +170,29 @@ paths:
 		}
 	}
 }
+
+// TestEmptyEnvironmentNumberIsAnError checks that an empty MCPBRIDGE_
+// variable of a number or a switch is an error naming it: weakly typed
+// decoding read "" as 0 or false (MCPBRIDGE_RETRIES= meant no retries,
+// MCPBRIDGE_MAX_QUEUE= no queue), while an empty duration was refused.
+func TestEmptyEnvironmentNumberIsAnError(t *testing.T) {
+	for _, name := range []string{"MCPBRIDGE_RETRIES", "MCPBRIDGE_MAX_QUEUE", "MCPBRIDGE_MAX_OUTPUT_SCHEMA_BYTES", "MCPBRIDGE_NO_CACHE"} {
+		fs := flagSet("serve")
+		if err := fs.Parse(nil); err != nil {
+			t.Fatal(err)
+		}
+		_, err := loadConfig(fs, []string{name + "="})
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=: %v; want an error naming it", name, err)
+		}
+	}
+	// An empty list is a value: none ('' for none).
+	fs := flagSet("serve")
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(fs, []string{"MCPBRIDGE_CONTENT_CLIENTS=", "MCPBRIDGE_UPSTREAM="})
+	if err != nil || len(cfg.ContentClients) != 0 {
+		t.Errorf("empty list variable: %v, %q", err, cfg.ContentClients)
+	}
+}
