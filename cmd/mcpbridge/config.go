@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -333,6 +334,7 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
 		mapstructure.StringToTimeDurationHookFunc(),
 		numberToDurationHook,
+		strictKindHook,
 		mapstructure.StringToSliceHookFunc(","),
 		stringToMapHook,
 	))
@@ -410,6 +412,27 @@ func unknownEnv(fs *pflag.FlagSet, environ []string) (unknown [][2]string) {
 		unknown = append(unknown, [2]string{name, nearest(name, known)})
 	}
 	return unknown
+}
+
+// strictKindHook refuses what weakly typed decoding would take without a
+// word from a config file: a fraction for a whole number (1.7 as 1), a
+// switch for a number (true as 1) and a number for a switch. Strings (the
+// environment's) are parsed as before.
+func strictKindHook(from, to reflect.Type, data any) (any, error) {
+	isInt := func(k reflect.Kind) bool { return k >= reflect.Int && k <= reflect.Uint64 }
+	isFloat := func(k reflect.Kind) bool { return k == reflect.Float32 || k == reflect.Float64 }
+	switch {
+	case to == durationType:
+	case isInt(to.Kind()) && from.Kind() == reflect.Bool:
+		return nil, fmt.Errorf("%v is a switch, not a number", data)
+	case isInt(to.Kind()) && isFloat(from.Kind()):
+		if f := reflect.ValueOf(data).Float(); f != math.Trunc(f) {
+			return nil, fmt.Errorf("%v is not a whole number", data)
+		}
+	case to.Kind() == reflect.Bool && (isInt(from.Kind()) || isFloat(from.Kind())):
+		return nil, fmt.Errorf("%v is a number, not true or false", data)
+	}
+	return data, nil
 }
 
 // stringToMapHook decodes "a=1,b=2" (environment form) into a map.

@@ -196,3 +196,33 @@ func TestEmptyEnvironmentNumberIsAnError(t *testing.T) {
 		t.Errorf("empty list variable: %v, %q", err, cfg.ContentClients)
 	}
 }
+
+// TestConfigFileWrongKindOfValue checks that a config file value of the
+// wrong kind for its key is an error naming the key, where weakly typed
+// decoding took a fraction for a whole number (max-concurrency: 1.7 was 1),
+// a switch for a number (retries: true was 1) or a number for a switch.
+func TestConfigFileWrongKindOfValue(t *testing.T) {
+	dir := t.TempDir()
+	load := func(body string, environ ...string) (*Config, error) {
+		t.Helper()
+		conf := filepath.Join(dir, "mcpbridge.yaml")
+		if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fs := flagSet("serve")
+		if err := fs.Parse([]string{"--config", conf}); err != nil {
+			t.Fatal(err)
+		}
+		return loadConfig(fs, environ)
+	}
+	for _, body := range []string{"max-concurrency: 1.7\n", "retries: true\n", "strict: 1\n", "max-response-bytes: 0.5\n"} {
+		key, _, _ := strings.Cut(body, ":")
+		if _, err := load(body); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%q: %v; want an error naming %s", strings.TrimSpace(body), err, key)
+		}
+	}
+	cfg, err := load("max-concurrency: 8\nretries: 3.0\nstrict: true\n", "MCPBRIDGE_MAX_QUEUE=12", "MCPBRIDGE_TRUNCATE=false")
+	if err != nil || cfg.MaxConcurrency != 8 || cfg.Retries != 3 || !cfg.Strict || cfg.MaxQueue != 12 || cfg.Truncate {
+		t.Errorf("valid values: %v, %+v", err, cfg)
+	}
+}
