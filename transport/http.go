@@ -112,7 +112,7 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 		// force-closes) cancels its handler, and so its upstream request.
 		PropagateRequestCancellation: true,
 	})
-	g := guard{origins: newOriginPolicy(o.AllowedOrigins), auth: authn, log: log}
+	g := guard{origins: newOriginPolicy(o.AllowedOrigins, authn != nil), auth: authn, log: log}
 
 	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, calls, h.streams.track(caps(keepAlive(o.KeepAlive, hand(streamable)))))))
 	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, http.HandlerFunc(h.sse.serveStream))))

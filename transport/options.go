@@ -62,7 +62,9 @@ type HTTPOptions struct {
 	// AllowedOrigins lists the browser origins ("https://app.example.com")
 	// allowed to call /mcp, /sse and /messages; a request with any other
 	// Origin header gets 403. Empty means only loopback origins
-	// (http(s)://localhost:*, 127.0.0.1:*, [::1]:*) and the request's own host.
+	// (http(s)://localhost:*, 127.0.0.1:*, [::1]:*) and, with inbound auth,
+	// the request's own host (without auth a DNS-rebinding page names its
+	// own host as both).
 	// Requests without an Origin header (non-browser clients) are not affected.
 	AllowedOrigins []string
 	// JWKSURL turns on JWT bearer verification (RS*, PS*, ES*, EdDSA) against

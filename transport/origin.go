@@ -17,10 +17,16 @@ import (
 type originPolicy struct {
 	// allowed holds normalized origins; empty means the loopback default.
 	allowed map[string]bool
+	// ownHost adds the request's own host to the loopback default. Only
+	// with inbound auth: a DNS-rebinding page sends its own name as Host
+	// and Origin alike, and on a listener that is not loopback (a
+	// container's, published on the host's loopback) the Host check does
+	// not apply, so without a credential to stop it the page would pass.
+	ownHost bool
 }
 
-func newOriginPolicy(origins []string) originPolicy {
-	p := originPolicy{allowed: make(map[string]bool, len(origins))}
+func newOriginPolicy(origins []string, ownHost bool) originPolicy {
+	p := originPolicy{allowed: make(map[string]bool, len(origins)), ownHost: ownHost}
 	for _, o := range origins {
 		if n, err := normalizeOrigin(o); err == nil { // validated before
 			p.allowed[n] = true
@@ -47,7 +53,7 @@ func (p originPolicy) allow(r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	return isLoopbackHost(u.Host) || strings.EqualFold(u.Host, stripDefaultPort(u.Scheme, r.Host))
+	return isLoopbackHost(u.Host) || p.ownHost && strings.EqualFold(u.Host, stripDefaultPort(u.Scheme, r.Host))
 }
 
 // cors writes the CORS response headers for an allowed cross-origin request

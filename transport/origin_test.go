@@ -1,7 +1,10 @@
 package transport_test
 
 import (
+	"context"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -83,6 +86,47 @@ func TestOrigin(t *testing.T) {
 				if got := resp.Header.Get("Access-Control-Allow-Headers"); !strings.Contains(got, "authorization") {
 					t.Errorf("Access-Control-Allow-Headers = %q; want the requested headers", got)
 				}
+			}
+		})
+	}
+}
+
+// TestOriginOwnHostNeedsAuth checks DNS rebinding on a listener that is not
+// loopback (a container's, published on the host's loopback only): a page
+// of evil.example whose name now resolves to the bridge sends Host and
+// Origin both evil.example. Without inbound auth nothing else stops it, so
+// the request's own host is no allowed origin then; with auth the page has
+// no credential, and a same-origin browser client keeps working.
+func TestOriginOwnHostNeedsAuth(t *testing.T) {
+	const page = "http://evil.example:8080"
+	for _, tt := range []struct {
+		name   string
+		opts   transport.HTTPOptions
+		header map[string]string
+		want   int
+	}{
+		{"no auth", transport.HTTPOptions{Listen: "0.0.0.0:8080", NoAuth: true}, nil, http.StatusForbidden},
+		{"API key", transport.HTTPOptions{Listen: "0.0.0.0:8080", APIKeys: []string{keyA}},
+			map[string]string{"Authorization": "Bearer " + keyA}, http.StatusOK},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := transport.NewHTTPHandler(newMCPServer(newGate()), tt.opts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := httptest.NewRequest("POST", page+"/mcp", strings.NewReader(initializeBody))
+			req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey,
+				&net.TCPAddr{IP: net.ParseIP("192.0.2.2"), Port: 8080}))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Origin", page)
+			for k, v := range tt.header {
+				req.Header.Set(k, v)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tt.want {
+				t.Errorf("status = %d; want %d (body %q)", rec.Code, tt.want, rec.Body.String())
 			}
 		})
 	}
