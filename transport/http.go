@@ -114,8 +114,8 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	})
 	g := guard{origins: newOriginPolicy(o.AllowedOrigins, authn != nil), auth: authn, log: log}
 
-	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, calls, h.streams.track(caps(keepAlive(o.KeepAlive, hand(streamable)))))))
-	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, http.HandlerFunc(h.sse.serveStream))))
+	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, calls, h.streams.track(caps(keepAlive(o.KeepAlive, o.ReadTimeout, hand(streamable)))))))
+	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, o.ReadTimeout, http.HandlerFunc(h.sse.serveStream))))
 	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, nil, http.HandlerFunc(h.sse.serveMessage))))
 	h.mux.Handle("/health", g.screened(healthHandler(o.Status, g.authenticated)))
 	h.mux.Handle("/ready", g.screened(readyHandler(o.Status)))

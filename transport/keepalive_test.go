@@ -2,9 +2,17 @@ package transport_test
 
 import (
 	"bufio"
+	"errors"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/transport"
 )
@@ -67,4 +75,56 @@ func waitComment(t *testing.T, events <-chan sseEvent) {
 		t.Fatalf("got %+v on an idle stream; want a keepalive comment", ev)
 	}
 	t.Fatal("stream ended before a keepalive comment")
+}
+
+// TestStalledReaderReleased checks that a client that stops reading its
+// answer does not hold it, and the handler, for ever: each write of the
+// response must make progress within ReadTimeout, or the connection is
+// closed. Without it, 60 connections asking for a 4 MB answer and never
+// reading held 700 MB of the server's memory until the clients left.
+func TestStalledReaderReleased(t *testing.T) {
+	const stall = time.Second
+	h, err := transport.NewHTTPHandler(newMCPServer(newGate()), transport.HTTPOptions{ReadTimeout: stall}, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Small socket buffers on the server's side, so that an answer of
+	// 1 MB fills them.
+	ts := httptest.NewUnstartedServer(h)
+	ts.Listener = smallSendBuffers{ts.Listener}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` +
+		strings.Repeat("x", 512<<10) + `"}}}`
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() }) // before the server's Close, which waits for handlers
+	req := "POST /mcp HTTP/1.1\r\nHost: " + ts.Listener.Addr().String() +
+		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+		"Mcp-Protocol-Version: 2025-06-18\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * stall) // not reading: the answer (1 MB) fills the socket buffers
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, err := io.Copy(io.Discard, conn)
+	if ne := (net.Error)(nil); errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("after %d bytes the connection is still open: the server held the answer for a client that stopped reading", n)
+	}
+	if n >= 1<<20 {
+		t.Errorf("read %d bytes: the whole answer; want it cut when the reader stalled", n)
+	}
+}
+
+// smallSendBuffers gives every accepted connection a 16 KiB send buffer.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(16 << 10)
+	}
+	return c, err
 }

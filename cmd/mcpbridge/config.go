@@ -211,7 +211,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("redis-url", "", "keep quota counters in this Redis (redis://[:password@]host:6379/0), shared by every replica")
 	fs.Int("max-message-bytes", 16<<20, "stdio: largest JSON-RPC message (line) accepted")
 	fs.Int("max-json-depth", 64, "deepest nesting accepted in a JSON-RPC message (stdio and HTTP)")
-	fs.Duration("read-timeout", 30*time.Second, "HTTP: time a request body has to arrive")
+	fs.Duration("read-timeout", 30*time.Second, "HTTP: time a request body has to arrive, and each 64 KiB of an answer to be taken")
 	fs.Duration("idle-timeout", 2*time.Minute, "HTTP: idle keep-alive connections are closed after this")
 	fs.Int("max-sessions", 1000, "HTTP stateful: sessions in total")
 	fs.Int("max-sessions-per-identity", 64, "HTTP stateful: sessions per caller (API key, JWT subject, or client IP)")
