@@ -120,7 +120,9 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	h.mux.Handle("/health", g.screened(healthHandler(o.Status, g.authenticated)))
 	h.mux.Handle("/ready", g.screened(readyHandler(o.Status)))
 	for pattern, route := range o.Routes {
-		h.mux.Handle(pattern, g.wrap(route))
+		// No comments, but the same bound on each write (the REST
+		// facade's answers are as large as /mcp's).
+		h.mux.Handle(pattern, g.wrap(keepAlive(0, o.ReadTimeout, route)))
 	}
 	for pattern, route := range o.PublicRoutes {
 		h.mux.Handle(pattern, g.screened(route))

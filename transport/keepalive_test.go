@@ -83,8 +83,27 @@ func waitComment(t *testing.T, events <-chan sseEvent) {
 // closed. Without it, 60 connections asking for a 4 MB answer and never
 // reading held 700 MB of the server's memory until the clients left.
 func TestStalledReaderReleased(t *testing.T) {
+	t.Run("/mcp", func(t *testing.T) {
+		body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` +
+			strings.Repeat("x", 512<<10) + `"}}}`
+		testStalledReader(t, "/mcp", body, nil)
+	})
+	// The routes added beside /mcp (the REST facade) too.
+	t.Run("route", func(t *testing.T) {
+		testStalledReader(t, "/api/big", "{}", map[string]http.Handler{
+			"/api/": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				_, _ = w.Write(make([]byte, 1<<20))
+			}),
+		})
+	})
+}
+
+// testStalledReader posts body to path and does not read the answer (of
+// 1 MB or more); the server must close the connection.
+func testStalledReader(t *testing.T, path, body string, routes map[string]http.Handler) {
 	const stall = time.Second
-	h, err := transport.NewHTTPHandler(newMCPServer(newGate()), transport.HTTPOptions{ReadTimeout: stall}, zap.NewNop())
+	h, err := transport.NewHTTPHandler(newMCPServer(newGate()), transport.HTTPOptions{ReadTimeout: stall, Routes: routes}, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,14 +113,12 @@ func TestStalledReaderReleased(t *testing.T) {
 	ts.Listener = smallSendBuffers{ts.Listener}
 	ts.Start()
 	t.Cleanup(ts.Close)
-	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` +
-		strings.Repeat("x", 512<<10) + `"}}}`
 	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() }) // before the server's Close, which waits for handlers
-	req := "POST /mcp HTTP/1.1\r\nHost: " + ts.Listener.Addr().String() +
+	req := "POST " + path + " HTTP/1.1\r\nHost: " + ts.Listener.Addr().String() +
 		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
 		"Mcp-Protocol-Version: 2025-06-18\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 	if _, err := io.WriteString(conn, req); err != nil {

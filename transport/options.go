@@ -104,8 +104,8 @@ type HTTPOptions struct {
 	// time gets 408 and the connection is closed. It is a per-request read
 	// deadline, not http.Server.ReadTimeout: it is lifted once the body has
 	// been read, so long-lived SSE streams and slow tool calls are not cut.
-	// It also bounds each write of a response on /mcp and /sse (64 KiB at
-	// most): a client that stops reading loses its connection instead of
+	// It also bounds each write of a response on /mcp, /sse and Routes
+	// (64 KiB at most): a client that stops reading loses its connection instead of
 	// holding the handler and the answer for as long as it stays connected.
 	ReadTimeout time.Duration
 	// IdleTimeout closes keep-alive connections that carry no request for
