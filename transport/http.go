@@ -200,7 +200,7 @@ func Screened(next http.Handler, allowedOrigins []string, log *zap.Logger) http.
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return guard{origins: newOriginPolicy(allowedOrigins), log: log}.screened(next)
+	return guard{origins: newOriginPolicy(allowedOrigins, false), log: log}.screened(next) // no credentials on that listener
 }
 
 // screened applies the Host and Origin checks (and CORS) of the MCP routes

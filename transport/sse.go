@@ -68,7 +68,7 @@ type sseSession struct {
 	cancelled map[jsonrpc.ID]struct{}
 	draining  bool
 	extras    map[jsonrpc.ID]*mcp.RequestExtra // per call posted, until go-sdk reads it
-	latest    *mcp.RequestExtra                // of the last message posted, for notifications
+	latest    *mcp.RequestExtra                // of the last message posted (first, the GET), see takeExtra
 }
 
 // serveStream handles GET /sse.
@@ -97,6 +97,8 @@ func (h *sseHandler) serveStream(w http.ResponseWriter, r *http.Request) {
 	if p, ok := principalFrom(r.Context()); ok {
 		sess.user = p.id
 	}
+	// Until a POST records its own: what a message read then carries.
+	sess.latest = &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
 	sess.transport = &mcp.SSEServerTransport{
 		Endpoint:            messagesPath + "?" + url.Values{"sessionId": {id}}.Encode(),
 		Response:            &sseCallWriter{ResponseWriter: w, sess: sess},
@@ -272,15 +274,20 @@ func (s *sseSession) dropExtra(call jsonrpc.ID) {
 }
 
 // takeExtra returns the extra recorded for req: its own for a call; for a
-// notification the latest one posted, which belongs to the same principal
-// (serveMessage refuses any other).
+// notification, or a call whose own is gone, the latest one posted, which
+// belongs to the same principal (serveMessage refuses any other). Never nil:
+// a tool handler takes a request without one for a local (stdio) call, to
+// which every tool is allowed. A call's own is gone when a second POST
+// reused its id before go-sdk read it (replacing it, or dropping it when
+// refused).
 func (s *sseSession) takeExtra(req *jsonrpc.Request) *mcp.RequestExtra {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if req.IsCall() {
-		extra := s.extras[req.ID]
-		delete(s.extras, req.ID)
-		return extra
+		if extra, ok := s.extras[req.ID]; ok {
+			delete(s.extras, req.ID)
+			return extra
+		}
 	}
 	return s.latest
 }
