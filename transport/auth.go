@@ -186,12 +186,15 @@ func principalTokenInfo(ctx context.Context, _ string, r *http.Request) (*auth.T
 // stripCredentials returns a copy of r without the inbound credential
 // headers, so that nothing downstream (go-sdk, tool handlers through
 // mcp.RequestExtra.Header, their logs or upstream requests) can see them.
+// Cookies go too: a browser client's cookies for the bridge's host are no
+// business of a tool.
 func stripCredentials(r *http.Request) *http.Request {
-	if r.Header.Get("Authorization") == "" && r.Header.Get("X-API-Key") == "" {
+	if r.Header.Get("Authorization") == "" && r.Header.Get("X-API-Key") == "" && r.Header.Get("Cookie") == "" {
 		return r
 	}
 	r = r.Clone(r.Context())
 	r.Header.Del("Authorization")
 	r.Header.Del("X-API-Key")
+	r.Header.Del("Cookie")
 	return r
 }

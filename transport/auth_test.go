@@ -111,7 +111,9 @@ func TestCredentialsNeverReachTools(t *testing.T) {
 			Stateful: m.stateful, APIKeys: []string{keyA, keyB}, AllowAPIKeyHeader: true,
 		})
 		for _, h := range []struct{ key, value string }{{"Authorization", "Bearer " + keyB}, {"X-API-Key", keyB}} {
-			cs := connect(t, m.transport(ts.URL, clientWithHeader(h.key, h.value)), "")
+			// A browser's cookies for the bridge's host are the client's
+			// too (the README: stripped with the other two).
+			cs := connect(t, m.transport(ts.URL, clientWithHeaders(h.key, h.value, "Cookie", "session=secret")), "")
 			var got whoamiOut
 			callJSON(t, cs, "whoami", map[string]any{}, &got)
 			if diff := cmp.Diff(whoamiOut{SawHeader: true, User: "api-key:1"}, got); diff != "" {

@@ -43,6 +43,7 @@ type slowOut struct {
 type whoamiOut struct {
 	SawAuthorization bool     `json:"sawAuthorization"`
 	SawAPIKey        bool     `json:"sawApiKey"`
+	SawCookie        bool     `json:"sawCookie"`
 	SawHeader        bool     `json:"sawHeader,omitempty"` // RequestExtra.Header is set
 	User             string   `json:"user"`
 	Subject          string   `json:"subject,omitempty"` // TokenInfo.Extra["sub"]
@@ -89,6 +90,7 @@ func newMCPServer(g *gate) *mcp.Server {
 			if req.Extra != nil {
 				out.SawAuthorization = req.Extra.Header.Get("Authorization") != ""
 				out.SawAPIKey = req.Extra.Header.Get("X-API-Key") != ""
+				out.SawCookie = req.Extra.Header.Get("Cookie") != ""
 				out.SawHeader = req.Extra.Header != nil
 				if req.Extra.TokenInfo != nil {
 					out.User = req.Extra.TokenInfo.UserID
@@ -160,10 +162,16 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func clientWithHeader(key, value string) *http.Client {
-	return &http.Client{Transport: headerTransport{
-		header: http.Header{http.CanonicalHeaderKey(key): {value}},
-		base:   http.DefaultTransport,
-	}}
+	return clientWithHeaders(key, value)
+}
+
+// clientWithHeaders is clientWithHeader with several: key, value, ...
+func clientWithHeaders(kv ...string) *http.Client {
+	h := http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	return &http.Client{Transport: headerTransport{header: h, base: http.DefaultTransport}}
 }
 
 // rpc builds a raw request to an MCP endpoint with the headers the
