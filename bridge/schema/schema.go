@@ -379,6 +379,17 @@ func (c *Converter) body(s *openapi3.Schema, hint string) *jsonschema.Schema {
 	out.If, out.Then, out.Else = c.optional(s.If, hint), c.optional(s.Then, hint), c.optional(s.Else, hint)
 	if d := s.Discriminator; d != nil && d.PropertyName != "" {
 		notes = append(notes, discriminatorNote(s))
+		// The discriminator picks the variant: OpenAPI's variants often
+		// overlap as JSON Schema (Cat and Dog both open objects with a
+		// pet_type), and "exactly one" would then refuse every value.
+		if len(out.OneOf) > 0 {
+			if out.AnyOf == nil {
+				out.AnyOf = out.OneOf
+			} else {
+				out.AllOf = append(out.AllOf, &jsonschema.Schema{AnyOf: out.OneOf})
+			}
+			out.OneOf = nil
+		}
 	}
 	if len(notes) > 0 {
 		out.Description = strings.Join(slices.Insert(notes, 0, out.Description), "\n\n")

@@ -273,7 +273,7 @@ func TestSchemaConvert(t *testing.T) {
 				"properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}}`,
 		},
 		{
-			name: "composition and discriminator mapping",
+			name: "composition and discriminator mapping (the discriminator, not oneOf, picks the variant)",
 			schemas: `
     Pet:
       oneOf:
@@ -303,7 +303,7 @@ func TestSchemaConvert(t *testing.T) {
 			convert: []string{"Pet"},
 			want: `{"Pet": {
 				"description": "Discriminator: property ` + "`petType`" + ` selects the variant (cat → Cat, dog → Dog).",
-				"oneOf": [
+				"anyOf": [
 					{"allOf": [{"$ref": "#/$defs/Base"}, {"type": "object", "properties": {"meows": {"type": "boolean"}}}]},
 					{"allOf": [{"$ref": "#/$defs/Base"}, {"not": {"type": "string"}}]}
 				]},
