@@ -192,7 +192,9 @@ func (c deferredCore) Sync() error { return c.sink.Sync() }
 // slogFor adapts the zap logger for go-sdk, which wants *slog.Logger. The
 // SDK's session chatter is shown only at debug level.
 func slogFor(log *zap.Logger) *slog.Logger {
-	if !log.Core().Enabled(zapcore.DebugLevel) {
+	// A core above warn (--log-level error) needs no raise; zap refuses a
+	// lowering with a complaint on stderr.
+	if !log.Core().Enabled(zapcore.DebugLevel) && log.Core().Enabled(zapcore.WarnLevel) {
 		log = log.WithOptions(zap.IncreaseLevel(zapcore.WarnLevel))
 	}
 	h := zapslog.NewHandler(log.Core(), zapslog.WithName("go-sdk"),

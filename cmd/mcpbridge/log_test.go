@@ -113,3 +113,31 @@ func TestLogSinkFlushesWithinDelay(t *testing.T) {
 		t.Errorf("after %d records with an hour's delay, %d written, want all", maxPendingRecords, got)
 	}
 }
+
+// TestSlogForErrorLevel: with --log-level error, adapting the logger for
+// go-sdk must not raise zap's "failed to IncreaseLevel" complaint on
+// stderr at every start (warn is below the core's level, not above it).
+func TestSlogForErrorLevel(t *testing.T) {
+	var errOut strings.Builder
+	var mu sync.Mutex
+	sink := zapcore.AddSync(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return errOut.Write(p)
+	}))
+	core := zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(nopWriter{}), zapcore.ErrorLevel)
+	slogFor(zap.New(core, zap.ErrorOutput(sink)))
+	mu.Lock()
+	defer mu.Unlock()
+	if errOut.Len() != 0 {
+		t.Errorf("slogFor wrote to the error output: %q", errOut.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+type nopWriter struct{}
+
+func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
