@@ -775,6 +775,12 @@ func TestPathParamSchema(t *testing.T) {
 		{"nullable string", jsonschema.Schema{Types: []string{"string", "null"}}, ParamSpec{Style: "simple"}, jsonschema.Schema{Type: "string", MinLength: &one}},
 		{"no type", jsonschema.Schema{Ref: "#/$defs/Id"}, ParamSpec{Style: "simple"}, jsonschema.Schema{Ref: "#/$defs/Id", MinLength: &one, MinItems: &one, MinProperties: &one}},
 		{"JSON content", jsonschema.Schema{Type: "string"}, ParamSpec{Style: "simple", ContentType: "application/json"}, jsonschema.Schema{Type: "string"}},
+		// The enum loses the values the schema now refuses, so that neither
+		// the listed schema nor the error message ("must be one of "", "x",
+		// got """) contradicts itself.
+		{"enum with empty string", jsonschema.Schema{Type: "string", Enum: []any{"", "x"}}, ParamSpec{Style: "simple"}, jsonschema.Schema{Type: "string", Enum: []any{"x"}, MinLength: &one}},
+		{"nullable enum", jsonschema.Schema{Types: []string{"string", "null"}, Enum: []any{"a", nil}}, ParamSpec{Style: "label"}, jsonschema.Schema{Type: "string", Enum: []any{"a"}}},
+		{"enum of only the empty string kept", jsonschema.Schema{Type: "string", Enum: []any{""}}, ParamSpec{Style: "simple"}, jsonschema.Schema{Type: "string", Enum: []any{""}, MinLength: &one}},
 		{
 			"allowSlashes", jsonschema.Schema{Type: "string", Description: "File path."}, ParamSpec{Style: "simple", AllowSlashes: true},
 			jsonschema.Schema{Type: "string", MinLength: &one, Description: "File path.\n\nA path: '/' separates segments, which must not be empty, \".\" or \"..\"."},

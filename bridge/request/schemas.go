@@ -132,6 +132,16 @@ func PathParamSchema(s *jsonschema.Schema, spec ParamSpec) *jsonschema.Schema {
 	if may("string") && spec.Style == "simple" && !media.IsJSON(spec.ContentType) {
 		cp.MinLength = one(cp.MinLength)
 	}
+	// An enum keeps only values the narrowed schema admits, so that the
+	// listed schema and its error messages do not contradict themselves.
+	if len(cp.Enum) > 0 {
+		enum := slices.DeleteFunc(slices.Clone(cp.Enum), func(v any) bool {
+			return (v == nil && !may("null")) || (v == "" && cp.MinLength != nil && *cp.MinLength >= 1)
+		})
+		if len(enum) > 0 {
+			cp.Enum = enum
+		}
+	}
 	if spec.AllowSlashes {
 		const note = `A path: '/' separates segments, which must not be empty, "." or "..".`
 		cp.Description = strings.TrimSpace(cp.Description + "\n\n" + note)
