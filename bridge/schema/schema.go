@@ -103,7 +103,18 @@ func (c *Converter) side() string {
 // pattern returns p as both Go and JavaScript read it, or "" when it must
 // be dropped, recording a repair either way it changed.
 func (c *Converter) pattern(p, kind string) string {
-	out, ok, why := Pattern(p)
+	src := p
+	var out, why string
+	ok := true
+	if inner, flags, lit := regexLiteral(p); lit {
+		p = inner
+		if strings.Trim(flags, "dguy") != "" {
+			ok, why = false, "a JavaScript regex literal whose flags ("+flags+") a pattern cannot carry"
+		}
+	}
+	if ok {
+		out, ok, why = Pattern(p)
+	}
 	where := c.side() + " " + kind
 	if c.cur != "" {
 		where += " in " + c.cur
@@ -111,9 +122,9 @@ func (c *Converter) pattern(p, kind string) string {
 	var rep Repair
 	switch {
 	case !ok:
-		rep = Repair{Where: where, What: fmt.Sprintf("%s %q dropped: %s", kind, p, why)}
-	case out != p:
-		rep = Repair{Where: where, What: fmt.Sprintf("%s %q rewritten as %q, which Go and JavaScript (Unicode mode) both read alike", kind, p, out)}
+		rep = Repair{Where: where, What: fmt.Sprintf("%s %q dropped: %s", kind, src, why)}
+	case out != src:
+		rep = Repair{Where: where, What: fmt.Sprintf("%s %q rewritten as %q, which Go and JavaScript (Unicode mode) both read alike", kind, src, out)}
 	default:
 		return out
 	}
@@ -121,6 +132,22 @@ func (c *Converter) pattern(p, kind string) string {
 		c.repairs = append(c.repairs, rep)
 	}
 	return out
+}
+
+// regexLiteral recognizes a pattern written as a JavaScript regex literal,
+// /^...$/flags: anchored inside its slashes, it can match nothing as a
+// pattern ('^' after a literal '/'), so the author meant the body.
+func regexLiteral(p string) (inner, flags string, ok bool) {
+	j := strings.LastIndexByte(p, '/')
+	if len(p) < 3 || p[0] != '/' || j < 2 {
+		return "", "", false
+	}
+	inner, flags = p[1:j], p[j+1:]
+	if strings.Trim(flags, "dgimsuvy") != "" {
+		return "", "", false
+	}
+	anchored := strings.HasPrefix(inner, "^") || (strings.HasSuffix(inner, "$") && !strings.HasSuffix(inner, `\$`))
+	return inner, flags, anchored
 }
 
 // defs returns the collected $defs (nil if none) to attach at the root schema.

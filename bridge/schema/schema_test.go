@@ -371,6 +371,28 @@ func TestSchemaConvert(t *testing.T) {
 			         "Q": {"type": "object", "properties": {"named": {"type": "string", "pattern": "^(?<year>\\d{4})$"}}}}`,
 		},
 		{
+			// A JavaScript regex literal written as the pattern: '^' after the
+			// literal '/' can never match, so no value at all was accepted
+			// (data2crm's date-times, peertube's OAuth client id).
+			name: "pattern written as a JavaScript regex literal loses its slashes",
+			schemas: `
+    D:
+      type: string
+      pattern: '/^\d{4}-\d{2}-\d{2}$/'
+    I:
+      type: string
+      description: A zip.
+      pattern: '/^[0-9]{5}$/i'
+    U:
+      type: string
+      pattern: '/pub/[0-9a-z]+'
+`,
+			convert: []string{"D", "I", "U"},
+			want: `{"D": {"type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$"},
+			         "I": {"type": "string", "description": "A zip.\n\nPattern not enforced: /^[0-9]{5}$/i"},
+			         "U": {"type": "string", "pattern": "/pub/[0-9a-z]+"}}`,
+		},
+		{
 			name:    "3.1 keywords",
 			version: "3.1.0",
 			schemas: `
