@@ -25,12 +25,16 @@ var ErrCorrupt = errors.New("the upstream's compressed answer is corrupt")
 // undone here, in the order they were applied; anything else is
 // ErrEncoding, not bytes the agent would read as garbage. Limits apply to
 // what the reader delivers, so a compression bomb stops at the caller's
-// size limit.
+// size limit; more than maxCodings codings are ErrEncoding (each decoder
+// holds a window of 32 KiB, whatever it is given to read).
 func Decoded(resp *http.Response) (io.Reader, int64, error) {
 	ce := resp.Header.Get("Content-Encoding")
 	if ce == "" || resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent ||
 		resp.StatusCode == http.StatusNotModified || resp.Request != nil && resp.Request.Method == http.MethodHead {
 		return resp.Body, resp.ContentLength, nil // nothing to decode
+	}
+	if n := strings.Count(ce, ",") + 1; n > maxCodings {
+		return nil, 0, fmt.Errorf("%w: %d codings stacked, more than the %d it undoes", ErrEncoding, n, maxCodings)
 	}
 	codings := strings.Split(ce, ",")
 	var r io.Reader = resp.Body
@@ -57,6 +61,10 @@ func Decoded(resp *http.Response) (io.Reader, int64, error) {
 	}
 	return r, -1, nil
 }
+
+// maxCodings is the most codings a Content-Encoding may list: servers
+// compress once, a proxy at most once more.
+const maxCodings = 4
 
 // deflateReader reads HTTP's deflate: zlib-wrapped as RFC 9110 says, or
 // the raw deflate stream some servers send instead.
