@@ -28,7 +28,8 @@ import (
 // embedded value, which MarshalJSON reads when jsonrpc2 encodes it.
 type callResult struct {
 	*mcp.CallToolResult
-	taker *handoff.Taker // from the request's context (nil: none)
+	taker  *handoff.Taker // from the request's context (nil: none)
+	fitted bool           // made to fit fitLimit (fit): encoded as it is
 }
 
 // encodeCall wraps every tools/call result in a callResult. It is the
@@ -40,7 +41,7 @@ func (s *Server) encodeCall(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
-			return &callResult{r, handoff.FromContext(ctx)}, nil
+			return &callResult{CallToolResult: r, taker: handoff.FromContext(ctx)}, nil
 		}
 		return res, nil
 	}
@@ -56,18 +57,19 @@ const resultLead = `{"content":null`
 // that a field go-sdk adds is still written. Anything it does not expect
 // (a structuredContent that is not a json.RawMessage, a go-sdk whose
 // encoding begins otherwise) goes to go-sdk's MarshalJSON whole.
-// TestCallResultMatchesSDK holds the two byte for byte.
+// TestCallResultMatchesSDK holds the two byte for byte. A result whose
+// encoding would pass fitLimit is made to fit first (fit).
 func (r *callResult) MarshalJSON() ([]byte, error) {
 	res := r.CallToolResult
 	raw, isRaw := res.StructuredContent.(json.RawMessage)
 	if res.StructuredContent != nil && (!isRaw || len(raw) == 0) {
-		return res.MarshalJSON()
+		return r.whole()
 	}
 	rest := *res
 	rest.Meta, rest.Content, rest.StructuredContent = nil, nil, nil
 	tail, err := rest.MarshalJSON()
 	if err != nil || !bytes.HasPrefix(tail, []byte(resultLead)) {
-		return res.MarshalJSON()
+		return r.whole()
 	}
 	// The result in parts, the large ones (text blocks, structuredContent)
 	// as they are: joined once below, or handed off without being joined.
@@ -104,6 +106,9 @@ func (r *callResult) MarshalJSON() ([]byte, error) {
 	for _, p := range parts {
 		size += len(p)
 	}
+	if size > fitLimit && !r.fitted {
+		return r.fit(size).MarshalJSON()
+	}
 	// Handed off, the parts are written as they are (transport/handoff):
 	// only when they are what jsonrpc2's compaction would leave. Every
 	// other part is encoding/json's output; an upstream answer may be
@@ -112,6 +117,16 @@ func (r *callResult) MarshalJSON() ([]byte, error) {
 		return r.taker.Put(parts...), nil
 	}
 	return bytes.Join(parts, nil), nil
+}
+
+// whole is go-sdk's own encoding of the result, made to fit fitLimit
+// first when it would not.
+func (r *callResult) whole() ([]byte, error) {
+	b, err := r.CallToolResult.MarshalJSON()
+	if err == nil && len(b) > fitLimit && !r.fitted {
+		return r.fit(len(b)).MarshalJSON()
+	}
+	return b, err
 }
 
 // marshalContent is json.Marshal of one content block, without the second

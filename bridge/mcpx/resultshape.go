@@ -145,9 +145,14 @@ func (s *Server) adapt(version, name string, res *mcp.CallToolResult) {
 	case len(raw)*maxEscape > maxResultBytes && len(raw)+escapedLen(tc.Text) > maxResultBytes:
 		// Sent twice, the answer would make a message the TypeScript SDK's
 		// stdio client refuses (it closes the connection): once is enough.
-		note := &mcp.TextContent{Text: fmt.Sprintf("The answer (%d bytes of JSON) is in structuredContent only: with a second copy as text the result would pass %d MiB, more than MCP clients such as the TypeScript SDK accept in one message. Narrow the request to get it as text too.", len(raw), maxResultBytes>>20)}
-		res.Content = append([]mcp.Content{note}, rest...)
+		res.Content = append([]mcp.Content{structuredOnlyNote(len(raw))}, rest...)
 	}
+}
+
+// structuredOnlyNote is the text block in place of one that repeated a
+// structuredContent of n bytes, left out for the result's size.
+func structuredOnlyNote(n int) *mcp.TextContent {
+	return &mcp.TextContent{Text: fmt.Sprintf("The answer (%d bytes of JSON) is in structuredContent only: with a second copy as text the result would pass %d MiB, more than MCP clients such as the TypeScript SDK accept in one message. Narrow the request to get it as text too.", n, maxResultBytes>>20)}
 }
 
 // takesText reports whether a client on version named name takes a
@@ -169,15 +174,16 @@ const maxResultBytes = 9 << 20
 // (a pass over the answer) need not run.
 const maxEscape = 7
 
-// escapedLen is the length of s as a JSON string's contents (go-sdk
-// writes without HTML escaping).
+// escapedLen is the length of s as a JSON string's contents (go-sdk's
+// text block is json.Marshal's, which escapes <, > and & too; an invalid
+// UTF-8 byte, which takes 6 as well, is left to fit).
 func escapedLen(s string) int {
 	n := len(s)
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
 			n++
-		case c < 0x20:
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
 			n += 5 // \u00XX
 		}
 	}
