@@ -127,15 +127,16 @@ func New(opts Options) Doer {
 			log.Debug("retrying upstream request", zap.String("method", req.Method), zap.String("path", req.URL.Path), zap.Int("attempt", attempt))
 		}
 	}
-	rc.HTTPClient.CheckRedirect = sameOriginRedirects
+	rc.HTTPClient.CheckRedirect = SameOriginRedirects
 	return &upstreamClient{direct: rc.HTTPClient, retrying: rc}
 }
 
-// sameOriginRedirects follows at most 5 redirects, and only within the
+// SameOriginRedirects follows at most 5 redirects, and only within the
 // upstream's scheme and host: a redirect elsewhere would carry the
 // configured API key headers to a host nobody configured. Such a response
-// is returned as is (a 3xx the agent sees as an error).
-func sameOriginRedirects(req *http.Request, via []*http.Request) error {
+// is returned as is (a 3xx the agent sees as an error). It is an
+// http.Client's CheckRedirect.
+func SameOriginRedirects(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 {
 		return http.ErrUseLastResponse
 	}

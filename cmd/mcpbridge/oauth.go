@@ -17,6 +17,7 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 	"github.com/mcpbridge/mcpbridge/sanitizer"
 	"github.com/mcpbridge/mcpbridge/specloader"
 )
@@ -90,8 +91,10 @@ func (a *app) newOAuthGrant(tlsConf *tls.Config) *oauthGrant {
 	return &oauthGrant{
 		conf: clientcredentials.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: o.TokenURL, Scopes: o.Scopes},
 		// The fetch's context bounds every request; the client adds no
-		// limit of its own.
-		client:   &http.Client{Transport: tr},
+		// limit of its own. A redirect to another origin is not followed:
+		// Go's client would post the form again there, the client secret
+		// in it when the endpoint refused it in a Basic header.
+		client:   &http.Client{Transport: tr, CheckRedirect: upstream.SameOriginRedirects},
 		endpoint: specloader.RedactURL(o.TokenURL),
 		learn:    a.cfg.tokenSecrets(),
 		limit:    oauthFetchLimit,

@@ -243,6 +243,44 @@ func TestOAuth2GrantFailure(t *testing.T) {
 	}
 }
 
+// TestOAuth2TokenRedirectElsewhere: a token endpoint redirecting to
+// another origin does not get the client secret sent there. x/oauth2
+// tries the secret in a Basic header first and, refused, in the form
+// body, and a 307 makes Go's client post that body again, to the other
+// host (it keeps no Authorization across hosts, but the body it keeps):
+// the redirect is not followed, and the call learns the endpoint's status.
+func TestOAuth2TokenRedirectElsewhere(t *testing.T) {
+	const secret = "client-secret-5d41402abc4b2a76b9719d911017c592"
+	var stolen atomic.Value
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		stolen.Store(string(body) + r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"access_token":"from-elsewhere-123456","token_type":"bearer","expires_in":3600}`)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, _, ok := r.BasicAuth(); ok {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"error":"invalid_client"}`)
+			return
+		}
+		http.Redirect(w, r, other.URL+"/token", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	tok, err := testGrant(srv.URL+"/token", secret).token(t.Context())
+	if got, _ := stolen.Load().(string); got != "" {
+		t.Errorf("the other origin received %q", got)
+	}
+	if err == nil {
+		t.Fatalf("token() succeeded with %q from another origin", tok.AccessToken)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "HTTP 307") || strings.Contains(msg, secret) {
+		t.Errorf("error %q: want the endpoint's 307, without the secret", msg)
+	}
+}
+
 // TestOAuth2TokenTimeout is the review's F4 end to end: with a token
 // endpoint that never answers, calls end at --timeout (not after two
 // 30-second token requests), concurrent calls do not queue behind one
