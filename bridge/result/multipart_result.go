@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net/url"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,7 +72,9 @@ func (s *Shaper) multipartContent(name string, params map[string]string, body []
 		default:
 			uri := fmt.Sprintf("mcpbridge://%s/response/part/%d", name, n)
 			if fn := p.FileName(); fn != "" {
-				uri += "/" + strings.ReplaceAll(fn, "/", "_")
+				// The upstream's name for it: redacted like its bytes,
+				// escaped to stay one segment of a URI.
+				uri += "/" + url.PathEscape(s.Redactor.RedactString(fn))
 			}
 			rc := &mcp.ResourceContents{URI: uri, MIMEType: ct}
 			if textual {
