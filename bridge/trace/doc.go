@@ -22,7 +22,9 @@
 // label). Argument values are never recorded, nor Outcome.Detail (a
 // validation reason may quote one). An attempt span is otelhttp's client
 // span, whose url.full keeps only the upstream's origin: the path and query
-// carry argument values and may carry a query credential.
+// carry argument values and may carry a query credential. A failed
+// attempt's status says what the client is told, not Go's error (which
+// may quote the upstream's bytes, a credential it echoed among them).
 //
 // The parent of a call span is whatever span context ctx carries when the
 // call enters the runtime: the MCP exposure (bridge/mcpx) extracts the

@@ -14,6 +14,7 @@ import (
 	oteltrace "go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 )
 
 // ScopeName is the instrumentation scope of the call spans.
@@ -129,11 +130,11 @@ func Transport(tp oteltrace.TracerProvider) func(http.RoundTripper) http.RoundTr
 		return nil
 	}
 	return func(base http.RoundTripper) http.RoundTripper {
-		return otelhttp.NewTransport(attempt{base},
+		return unwrapAttempt{otelhttp.NewTransport(attempt{base},
 			otelhttp.WithTracerProvider(tp),
 			otelhttp.WithMeterProvider(metricnoop.NewMeterProvider()),
 			otelhttp.WithPropagators(propagation.TraceContext{}),
-		)
+		)}
 	}
 }
 
@@ -152,7 +153,33 @@ func (a attempt) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		span.SetAttributes(attrs...)
 	}
-	return a.next.RoundTrip(r)
+	resp, err := a.next.RoundTrip(r)
+	if err != nil {
+		return nil, attemptError{err}
+	}
+	return resp, nil
+}
+
+// attemptError is a failed attempt's error as otelhttp sees it: it puts
+// the text in the span's status, and Go's transport quotes the upstream's
+// bytes in some (a header line without a colon, whole), which may echo a
+// credential. Its text is what the client is told (upstream.FailureKind);
+// unwrapAttempt hands the caller the error itself. error.type names this
+// type.
+type attemptError struct{ err error }
+
+func (e attemptError) Error() string { return upstream.FailureKind(e.err) }
+func (e attemptError) Unwrap() error { return e.err }
+
+// unwrapAttempt is otelhttp's transport returning the attempt's own error.
+type unwrapAttempt struct{ next http.RoundTripper }
+
+func (u unwrapAttempt) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := u.next.RoundTrip(r)
+	if ae, ok := err.(attemptError); ok {
+		return resp, ae.err
+	}
+	return resp, err
 }
 
 // origin is scheme://host[:port] of u.
