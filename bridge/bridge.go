@@ -513,6 +513,9 @@ func (c *Catalog) HasAccessLists() bool {
 // Redactor is the sanitizer every answer of this catalog passes through.
 func (c *Catalog) Redactor() *sanitizer.Redactor { return c.redactor }
 
+// MaxResponseBytes is the upstream body limit (Options.MaxResponseBytes).
+func (c *Catalog) MaxResponseBytes() int64 { return c.opts.MaxResponseBytes }
+
 // PingInfo describes this catalog for the ping tool.
 func (c *Catalog) PingInfo() PingInfo {
 	base := ""

@@ -12,9 +12,26 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/result"
 )
 
-// fitLimit is the largest encoded result fit lets through:
-// maxResultBytes (a variable for tests, which need not encode megabytes).
+// fitLimit is the largest encoded result sent whole: maxResultBytes (a
+// variable for tests, which need not encode megabytes), or twice a
+// --max-response-bytes raised past it (resultLimit).
 var fitLimit = maxResultBytes
+
+// resultLimit is the largest encoded result sent whole with the upstream
+// body limit maxResponse: fitLimit, or, for a limit an operator raised
+// past what the TypeScript SDK takes, room for such an answer twice (as
+// text and as structuredContent), as before the escaping was counted.
+func resultLimit(maxResponse int64) int {
+	return max(fitLimit, int(min(maxResponse, 1<<40))*2+64<<10)
+}
+
+// maxBytes is the largest encoding of r sent whole.
+func (r *callResult) maxBytes() int {
+	if r.limit > 0 {
+		return r.limit
+	}
+	return fitLimit
+}
 
 // fitSlack is the room fit leaves for the marks of a cut (the marker and
 // the note saying so), and minCutText the least of a text block worth
@@ -24,8 +41,8 @@ const (
 	minCutText = 4 << 10
 )
 
-// fit is the result made to encode within fitLimit, for one whose encoding
-// takes size bytes, more. Escaped as JSON, a control character, an
+// fit is the result made to encode within r's limit, for one whose
+// encoding takes size bytes, more. Escaped as JSON, a control character, an
 // invalid UTF-8 byte, <, > and & take 6 bytes each, so an answer within
 // --max-response-bytes can encode to six times its size, past what MCP
 // clients accept in one message (the TypeScript SDK's stdio client closes
@@ -37,13 +54,14 @@ const (
 func (r *callResult) fit(size int) *callResult {
 	res := *r.CallToolResult
 	res.Content = slices.Clone(res.Content)
-	out := &callResult{CallToolResult: &res, taker: r.taker, fitted: true}
+	limit := r.maxBytes()
+	out := &callResult{CallToolResult: &res, taker: r.taker, limit: limit, fitted: true}
 	if raw, _ := res.StructuredContent.(json.RawMessage); len(raw) > 0 && len(res.Content) > 0 {
 		if tc, ok := res.Content[0].(*mcp.TextContent); ok && tc.Text == string(raw) {
 			note := structuredOnlyNote(len(raw))
 			size += contentLen(note) - contentLen(tc)
 			res.Content[0] = note
-			if size <= fitLimit {
+			if size <= limit {
 				return out
 			}
 		}
@@ -56,14 +74,14 @@ func (r *callResult) fit(size int) *callResult {
 			}
 		}
 	}
-	if budget := fitLimit - (size - bigLen) - fitSlack; big >= 0 && budget >= minCutText {
+	if budget := limit - (size - bigLen) - fitSlack; big >= 0 && budget >= minCutText {
 		tc := res.Content[big].(*mcp.TextContent)
 		kept := cutEncoded(tc.Text, budget)
 		res.Content[big] = &mcp.TextContent{Text: kept + " …(truncated)", Meta: tc.Meta, Annotations: tc.Annotations}
-		res.Content = append(res.Content, &mcp.TextContent{Text: fmt.Sprintf("Truncated answer: escaped as JSON (where a control character, an invalid UTF-8 byte, <, > and & take 6 bytes each) the result would pass %d MiB, more than MCP clients such as the TypeScript SDK accept in one message; the text above stops after %d of its %d bytes.", maxResultBytes>>20, len(kept), len(tc.Text))})
+		res.Content = append(res.Content, &mcp.TextContent{Text: fmt.Sprintf("Truncated answer: escaped as JSON (where a control character, an invalid UTF-8 byte, <, > and & take 6 bytes each) the result would pass %d MiB, more than MCP clients such as the TypeScript SDK accept in one message; the text above stops after %d of its %d bytes.", limit>>20, len(kept), len(tc.Text))})
 		return out
 	}
-	res.Content = []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("The answer was not sent: encoded as JSON the result takes %d bytes (a control character, an invalid UTF-8 byte, <, > and & take 6 bytes each), more than the %d MiB MCP clients such as the TypeScript SDK accept in one message. Narrow the request.", size, maxResultBytes>>20)}}
+	res.Content = []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("The answer was not sent: encoded as JSON the result takes %d bytes (a control character, an invalid UTF-8 byte, <, > and & take 6 bytes each), more than the %d MiB MCP clients such as the TypeScript SDK accept in one message. Narrow the request.", size, limit>>20)}}
 	res.StructuredContent = nil
 	res.IsError = true
 	if _, has := res.Meta[result.MetaKey]; has {

@@ -24,6 +24,12 @@ import (
 func TestCallResultFitsMessage(t *testing.T) {
 	// The limit made small: encoding megabytes under the race detector
 	// takes minutes. The escaping is the same.
+	if got := resultLimit(4 << 20); got != maxResultBytes {
+		t.Errorf("limit with the default 4 MiB answers: %d, want %d", got, maxResultBytes)
+	}
+	if got := resultLimit(32 << 20); got < 64<<20 {
+		t.Errorf("limit with 32 MiB answers: %d, want room for two copies", got)
+	}
 	defer func(limit int) { fitLimit = limit }(fitLimit)
 	fitLimit = 64 << 10
 	const past = 12 << 10 // 6 x past > fitLimit
@@ -46,6 +52,11 @@ func TestCallResultFitsMessage(t *testing.T) {
 		{"structuredContent alone", &mcp.CallToolResult{Meta: meta, Content: []mcp.Content{}, StructuredContent: json.RawMessage(bigLt)}, true, "not sent", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// An operator who raised --max-response-bytes gets it whole.
+			raised := &callResult{CallToolResult: tc.res, limit: resultLimit(int64(6 * past))}
+			if wire := encodeLikeJSONRPC(t, raised); bytes.Contains(wire, []byte("…(truncated)")) || bytes.Contains(wire, []byte("not sent")) {
+				t.Errorf("with a raised limit the result was cut: %.200s", wire)
+			}
 			for _, taker := range []*handoff.Taker{nil, handoff.NewTaker()} {
 				wire := encodeLikeJSONRPC(t, &callResult{CallToolResult: tc.res, taker: taker})
 				if taker != nil {

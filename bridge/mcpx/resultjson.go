@@ -29,7 +29,8 @@ import (
 type callResult struct {
 	*mcp.CallToolResult
 	taker  *handoff.Taker // from the request's context (nil: none)
-	fitted bool           // made to fit fitLimit (fit): encoded as it is
+	limit  int            // the largest encoding sent whole (0: fitLimit)
+	fitted bool           // made to fit limit (fit): encoded as it is
 }
 
 // encodeCall wraps every tools/call result in a callResult. It is the
@@ -41,7 +42,7 @@ func (s *Server) encodeCall(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		}
 		if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
-			return &callResult{CallToolResult: r, taker: handoff.FromContext(ctx)}, nil
+			return &callResult{CallToolResult: r, taker: handoff.FromContext(ctx), limit: resultLimit(s.rt.Catalog().MaxResponseBytes())}, nil
 		}
 		return res, nil
 	}
@@ -58,7 +59,7 @@ const resultLead = `{"content":null`
 // (a structuredContent that is not a json.RawMessage, a go-sdk whose
 // encoding begins otherwise) goes to go-sdk's MarshalJSON whole.
 // TestCallResultMatchesSDK holds the two byte for byte. A result whose
-// encoding would pass fitLimit is made to fit first (fit).
+// encoding would pass its limit is made to fit first (fit).
 func (r *callResult) MarshalJSON() ([]byte, error) {
 	res := r.CallToolResult
 	raw, isRaw := res.StructuredContent.(json.RawMessage)
@@ -106,7 +107,7 @@ func (r *callResult) MarshalJSON() ([]byte, error) {
 	for _, p := range parts {
 		size += len(p)
 	}
-	if size > fitLimit && !r.fitted {
+	if size > r.maxBytes() && !r.fitted {
 		return r.fit(size).MarshalJSON()
 	}
 	// Handed off, the parts are written as they are (transport/handoff):
@@ -119,11 +120,11 @@ func (r *callResult) MarshalJSON() ([]byte, error) {
 	return bytes.Join(parts, nil), nil
 }
 
-// whole is go-sdk's own encoding of the result, made to fit fitLimit
+// whole is go-sdk's own encoding of the result, made to fit its limit
 // first when it would not.
 func (r *callResult) whole() ([]byte, error) {
 	b, err := r.CallToolResult.MarshalJSON()
-	if err == nil && len(b) > fitLimit && !r.fitted {
+	if err == nil && len(b) > r.maxBytes() && !r.fitted {
 		return r.fit(len(b)).MarshalJSON()
 	}
 	return b, err
