@@ -249,8 +249,8 @@ func (a *app) quotaMiddleware() (bridge.Middleware, error) {
 		}
 		redis.SetLogger(quota.RedisLogger{Log: a.log})
 		a.closers = append(a.closers, client.Close)
-		store = quota.NewRedisStore(client, "")
-		a.log.Info("quotas shared through Redis", zap.String("redis", specloader.RedactURL(a.cfg.RedisURL)))
+		store = quota.NewRedisStore(client, a.cfg.RedisPrefix)
+		a.log.Info("quotas shared through Redis", zap.String("redis", specloader.RedactURL(a.cfg.RedisURL)), zap.String("prefix", a.cfg.RedisPrefix))
 	}
 	return quota.Middleware(p, store, quota.Options{FailOpen: a.cfg.QuotaFail == "open", Log: a.log}), nil
 }

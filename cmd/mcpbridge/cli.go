@@ -79,7 +79,7 @@ func flagSection(name string) string {
 		"whitelist", "all-operations", "server-variables":
 		return secSpec
 	case "timeout", "retries", "max-response-bytes", "truncate", "max-argument-bytes", "max-concurrency", "max-queue",
-		"log-arguments", "quota", "quota-fail", "redis-url", "otel":
+		"log-arguments", "quota", "quota-fail", "redis-url", "redis-prefix", "otel":
 		return secCalls
 	case "spec-refresh", "metrics-listen", "rest", "max-message-bytes", "max-json-depth", "read-timeout", "idle-timeout",
 		"max-sessions", "max-sessions-per-identity", "max-sse-streams", "max-sse-streams-per-identity", "transport",

@@ -74,6 +74,7 @@ type Config struct {
 	QuotaIdentities    []QuotaEntry  `mapstructure:"quota-identities"`
 	QuotaFail          string        `mapstructure:"quota-fail"`
 	RedisURL           string        `mapstructure:"redis-url"`
+	RedisPrefix        string        `mapstructure:"redis-prefix"`
 	UpstreamCAFile     string        `mapstructure:"upstream-ca-file"`
 	UpstreamClientCert string        `mapstructure:"upstream-client-cert"`
 	UpstreamClientKey  string        `mapstructure:"upstream-client-key"`
@@ -209,6 +210,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("quota", "", `tool calls allowed per caller and period, e.g. "100/1m" (per-identity quotas: quota-identities in the config file)`)
 	fs.String("quota-fail", "closed", "when the quota store (Redis) is unreachable: closed refuses calls, open lets them through uncounted")
 	fs.String("redis-url", "", "keep quota counters in this Redis (redis://[:password@]host:6379/0), shared by every replica")
+	fs.String("redis-prefix", quota.DefaultRedisPrefix, "prefix of the quota keys in Redis: one per deployment sharing a Redis (its replicas give the same)")
 	fs.Int("max-message-bytes", 16<<20, "stdio: largest JSON-RPC message (line) accepted")
 	fs.Int("max-json-depth", 64, "deepest nesting accepted in a JSON-RPC message (stdio and HTTP)")
 	fs.Duration("read-timeout", 30*time.Second, "HTTP: time a request body has to arrive, and each 64 KiB of an answer to be taken")
@@ -538,6 +540,9 @@ func (c *Config) Validate(cmd string) error {
 		if _, err := quota.NewRedisClient(c.RedisURL); err != nil {
 			add("--redis-url: %v", err)
 		}
+	}
+	if strings.TrimSpace(c.RedisPrefix) == "" || strings.ContainsAny(c.RedisPrefix, " \t\r\n") {
+		add("--redis-prefix must be a non-empty key prefix without spaces, not %q", c.RedisPrefix)
 	}
 	switch c.OutputSchema {
 	case "tolerant", "strict", "off":

@@ -71,4 +71,10 @@ func TestQuotaSharedByTwoProcesses(t *testing.T) {
 	if up.count("opA") != 3 {
 		t.Errorf("upstream saw %d calls; want 3", up.count("opA"))
 	}
+	// Another deployment on the same Redis, with its own --redis-prefix,
+	// counts apart: its callers (the same identities) are not refused.
+	other := startHTTPProc(t, "other", append(args, "--redis-prefix", "other-deployment:")...)
+	if _, err := call(session(other), "opA"); err != nil {
+		t.Errorf("a deployment with its own --redis-prefix was refused: %v", err)
+	}
 }
