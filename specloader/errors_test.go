@@ -69,7 +69,7 @@ var loadErrorTests = []struct {
 		name:   "over MaxBytes",
 		source: "testdata/missing-ref.yaml",
 		opts:   specloader.Options{MaxBytes: 100},
-		want:   []string{"testdata/missing-ref.yaml", "100-byte limit (Options.MaxBytes)"},
+		want:   []string{"testdata/missing-ref.yaml", "100-byte limit (Options.MaxBytes, --spec-max-bytes)"},
 	},
 	{
 		name:   "no such file",
@@ -90,13 +90,13 @@ var loadErrorTests = []struct {
 		name:   "strict: invalid example",
 		source: "testdata/invalid-example.yaml",
 		opts:   specloader.Options{Strict: true},
-		want:   []string{"testdata/invalid-example.yaml", "validating (Options.Strict)", "invalid example"},
+		want:   []string{"testdata/invalid-example.yaml", "validating (Options.Strict, --strict)", "invalid example"},
 	},
 	{
 		name:   "strict: invalid document",
 		source: "testdata/invalid-doc.yaml",
 		opts:   specloader.Options{Strict: true},
-		want:   []string{"testdata/invalid-doc.yaml", "validating (Options.Strict)", "/pets/{id}", "missing: [id]"},
+		want:   []string{"testdata/invalid-doc.yaml", "validating (Options.Strict, --strict)", "/pets/{id}", "missing: [id]"},
 	},
 	{
 		name:   "strict: no repairs",

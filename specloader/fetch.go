@@ -225,9 +225,9 @@ func (e *sizeError) Error() string { return e.msg }
 
 func tooLarge(n, max int64) error {
 	if n < 0 {
-		return &sizeError{fmt.Sprintf("document exceeds the %d-byte limit (Options.MaxBytes)", max)}
+		return &sizeError{fmt.Sprintf("document exceeds the %d-byte limit (Options.MaxBytes, --spec-max-bytes)", max)}
 	}
-	return &sizeError{fmt.Sprintf("document is %d bytes, over the %d-byte limit (Options.MaxBytes)", n, max)}
+	return &sizeError{fmt.Sprintf("document is %d bytes, over the %d-byte limit (Options.MaxBytes, --spec-max-bytes)", n, max)}
 }
 
 // readFile reads a local file within max bytes, and returns what it knew
@@ -378,7 +378,7 @@ func (s *session) fetch(u *url.URL, root bool, cond *Validator) (*fetched, error
 		case s.ctx.Err() != nil:
 			return nil, fmt.Errorf("reading %s: %w", name, err)
 		case ctx.Err() != nil:
-			return nil, &fetchError{fmt.Errorf("reading %s: timed out after %v (Options.Timeout): %w", name, s.opts.timeout(), err)}
+			return nil, &fetchError{fmt.Errorf("reading %s: timed out after %v (Options.Timeout, --spec-timeout): %w", name, s.opts.timeout(), err)}
 		default:
 			return nil, &fetchError{fmt.Errorf("reading %s: %w", name, err)}
 		}
@@ -406,7 +406,7 @@ func (s *session) requestError(ctx context.Context, name string, err error) erro
 		// not verify any better later.
 		return fmt.Errorf("fetching %s: %w", name, err)
 	case ctx.Err() != nil:
-		return &fetchError{fmt.Errorf("fetching %s: timed out after %v (Options.Timeout): %w", name, s.opts.timeout(), err)}
+		return &fetchError{fmt.Errorf("fetching %s: timed out after %v (Options.Timeout, --spec-timeout): %w", name, s.opts.timeout(), err)}
 	default:
 		return &fetchError{fmt.Errorf("fetching %s: %w", name, err)}
 	}
@@ -491,7 +491,7 @@ func (s *session) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.budget -= int64(len(data)); s.budget < 0 {
-		return nil, fmt.Errorf("reading %s: documents pulled in by $refs exceed the %d-byte limit (Options.MaxBytes)", displayURL(u), s.opts.maxBytes())
+		return nil, fmt.Errorf("reading %s: documents pulled in by $refs exceed the %d-byte limit (Options.MaxBytes, --spec-max-bytes)", displayURL(u), s.opts.maxBytes())
 	}
 	s.cache[key] = data
 	src := *u

@@ -174,9 +174,9 @@ func TestLoadURLErrors(t *testing.T) {
 		{"429", "/status/429", specloader.Options{}, []string{"unexpected status 429 Too Many Requests"}, true},
 		{"500", "/status/500", specloader.Options{}, []string{"unexpected status 500 Internal Server Error"}, true},
 		{"503", "/status/503", specloader.Options{}, []string{"/status/503", "unexpected status 503 Service Unavailable"}, true},
-		{"slow", "/slow", specloader.Options{Timeout: 50 * time.Millisecond}, []string{"/slow", "timed out after 50ms (Options.Timeout)"}, true},
-		{"oversize", "/big", specloader.Options{MaxBytes: 1000}, []string{"/big", "4096 bytes, over the 1000-byte limit (Options.MaxBytes)"}, false},
-		{"oversize chunked", "/big-chunked", specloader.Options{MaxBytes: 1000}, []string{"/big-chunked", "exceeds the 1000-byte limit (Options.MaxBytes)"}, false},
+		{"slow", "/slow", specloader.Options{Timeout: 50 * time.Millisecond}, []string{"/slow", "timed out after 50ms (Options.Timeout, --spec-timeout)"}, true},
+		{"oversize", "/big", specloader.Options{MaxBytes: 1000}, []string{"/big", "4096 bytes, over the 1000-byte limit (Options.MaxBytes, --spec-max-bytes)"}, false},
+		{"oversize chunked", "/big-chunked", specloader.Options{MaxBytes: 1000}, []string{"/big-chunked", "exceeds the 1000-byte limit (Options.MaxBytes, --spec-max-bytes)"}, false},
 		{"local file ref", "/local-ref", specloader.Options{}, []string{"/local-ref", "reference to local file /etc/passwd from a spec loaded over HTTP is not allowed"}, false},
 	}
 	for _, tt := range tests {

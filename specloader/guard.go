@@ -122,7 +122,7 @@ func newPolicy(root *url.URL, origins []string) (*policy, error) {
 	for _, o := range origins {
 		u, err := url.Parse(strings.TrimSpace(o))
 		if err != nil || !isHTTP(u) || u.Hostname() == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-			return nil, fmt.Errorf("Options.AllowOrigins: %q is not an origin (want scheme://host[:port], scheme http or https)", RedactURL(o))
+			return nil, fmt.Errorf("Options.AllowOrigins (--spec-allow-origin): %q is not an origin (want scheme://host[:port], scheme http or https)", RedactURL(o))
 		}
 		p.allowed[originOf(u)] = true
 		p.allowedHosts[hostOf(u.Hostname())] = true
@@ -173,9 +173,9 @@ func (p *policy) refAllowed(u *url.URL) error {
 	case p.rootOrigin != "" && o == p.rootOrigin, p.allowed[o]:
 		return nil
 	case p.rootOrigin != "":
-		return &policyError{fmt.Sprintf("reference to %s is not followed: references are followed only on the spec's own origin %s and on the origins of Options.AllowOrigins", displayURL(u), p.rootOrigin)}
+		return &policyError{fmt.Sprintf("reference to %s is not followed: references are followed only on the spec's own origin %s and on the origins of Options.AllowOrigins (--spec-allow-origin)", displayURL(u), p.rootOrigin)}
 	default:
-		return &policyError{fmt.Sprintf("reference to %s is not followed: a local spec's references to URLs are followed only to the origins of Options.AllowOrigins", displayURL(u))}
+		return &policyError{fmt.Sprintf("reference to %s is not followed: a local spec's references to URLs are followed only to the origins of Options.AllowOrigins (--spec-allow-origin)", displayURL(u))}
 	}
 }
 
@@ -189,7 +189,7 @@ func (p *policy) redirectAllowed(from, to *url.URL) error {
 	if o == originOf(from) || upgrade(from, to) || (p.rootOrigin != "" && o == p.rootOrigin) || p.allowed[o] {
 		return nil
 	}
-	return &policyError{fmt.Sprintf("redirect from %s to %s refused: another origin, not in Options.AllowOrigins", displayURL(from), displayURL(to))}
+	return &policyError{fmt.Sprintf("redirect from %s to %s refused: another origin, not in Options.AllowOrigins (--spec-allow-origin)", displayURL(from), displayURL(to))}
 }
 
 // upgrade is a redirect from http to https on the same host.

@@ -37,7 +37,7 @@ func validate(ctx context.Context, doc *openapi3.T, strict bool) ([]string, erro
 		return nil, nil // abandoned on the way out: nothing to report
 	}
 	if strict {
-		return nil, fmt.Errorf("validating (Options.Strict): %w", err)
+		return nil, fmt.Errorf("validating (Options.Strict, --strict): %w", err)
 	}
 	return findings(err), nil
 }

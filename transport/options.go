@@ -224,7 +224,7 @@ func (o HTTPOptions) validate() error {
 	listenOK := true
 	if o.Listener == nil {
 		if _, _, err := net.SplitHostPort(o.Listen); err != nil {
-			add("Listen %q: %w", o.Listen, err)
+			add("Listen (--listen) %q: %w", o.Listen, err)
 			listenOK = false
 		}
 	}
@@ -232,28 +232,28 @@ func (o HTTPOptions) validate() error {
 		name string
 		d    time.Duration
 	}{
-		{"SessionTimeout", o.SessionTimeout},
-		{"ShutdownTimeout", o.ShutdownTimeout},
+		{"SessionTimeout (--session-timeout)", o.SessionTimeout},
+		{"ShutdownTimeout (--shutdown-timeout)", o.ShutdownTimeout},
 		{"ReadHeaderTimeout", o.ReadHeaderTimeout},
-		{"ReadTimeout", o.ReadTimeout},
-		{"IdleTimeout", o.IdleTimeout},
+		{"ReadTimeout (--read-timeout)", o.ReadTimeout},
+		{"IdleTimeout (--idle-timeout)", o.IdleTimeout},
 	} {
 		if d.d < 0 {
 			add("%s is negative (%s)", d.name, d.d)
 		}
 	}
 	if o.MaxBodyBytes < 0 {
-		add("MaxBodyBytes is negative (%d)", o.MaxBodyBytes)
+		add("MaxBodyBytes (--max-body-bytes) is negative (%d)", o.MaxBodyBytes)
 	}
 	for _, n := range []struct {
 		name string
 		n    int
 	}{
-		{"MaxJSONDepth", o.MaxJSONDepth},
-		{"MaxSessions", o.MaxSessions},
-		{"MaxSessionsPerIdentity", o.MaxSessionsPerIdentity},
-		{"MaxSSEStreams", o.MaxSSEStreams},
-		{"MaxSSEStreamsPerIdentity", o.MaxSSEStreamsPerIdentity},
+		{"MaxJSONDepth (--max-json-depth)", o.MaxJSONDepth},
+		{"MaxSessions (--max-sessions)", o.MaxSessions},
+		{"MaxSessionsPerIdentity (--max-sessions-per-identity)", o.MaxSessionsPerIdentity},
+		{"MaxSSEStreams (--max-sse-streams)", o.MaxSSEStreams},
+		{"MaxSSEStreamsPerIdentity (--max-sse-streams-per-identity)", o.MaxSSEStreamsPerIdentity},
 	} {
 		if n.n < 0 {
 			add("%s is negative (%d): limits cannot be turned off, only raised", n.name, n.n)
@@ -269,7 +269,7 @@ func (o HTTPOptions) validate() error {
 	}
 	for _, origin := range o.AllowedOrigins {
 		if _, err := normalizeOrigin(origin); err != nil {
-			add("AllowedOrigins: %w", err)
+			add("AllowedOrigins (--allowed-origin): %w", err)
 		}
 	}
 	if o.NoAuth && o.authConfigured() {
@@ -282,26 +282,26 @@ func (o HTTPOptions) validate() error {
 	}
 	if o.ResourceURL != "" {
 		if err := checkHTTPURL(o.ResourceURL, false); err != nil {
-			add("ResourceURL: %w", err)
+			add("ResourceURL (--resource-url): %w", err)
 		}
 	}
 	for i, as := range o.AuthorizationServers {
 		if err := checkHTTPURL(as, true); err != nil {
-			add("AuthorizationServers[%d]: %w", i, err)
+			add("AuthorizationServers[%d] (--authorization-server): %w", i, err)
 		}
 	}
 	if o.JWKSURL != "" {
 		if err := checkHTTPURL(o.JWKSURL, true); err != nil {
-			add("JWKSURL: %w", err)
+			add("JWKSURL (--jwks-url): %w", err)
 		}
 		if o.JWTIssuer == "" {
-			add("JWKSURL needs JWTIssuer: without an issuer check any token signed by those keys is accepted")
+			add("JWKSURL (--jwks-url) needs JWTIssuer (--jwt-issuer): without an issuer check any token signed by those keys is accepted")
 		}
 		if o.JWTAudience == "" && o.ResourceURL == "" {
-			add("JWKSURL needs JWTAudience or ResourceURL: an audience derived from the client-controlled Host header would not bind tokens to this server")
+			add("JWKSURL (--jwks-url) needs JWTAudience (--jwt-audience) or ResourceURL (--resource-url): an audience derived from the client-controlled Host header would not bind tokens to this server")
 		}
 	} else if o.JWTIssuer != "" || o.JWTAudience != "" {
-		add("JWTIssuer/JWTAudience are set but JWKSURL is empty")
+		add("JWTIssuer/JWTAudience (--jwt-issuer/--jwt-audience) are set but JWKSURL (--jwks-url) is empty")
 	}
 	return errors.Join(errs...)
 }

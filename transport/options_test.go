@@ -20,15 +20,15 @@ func TestOptionsValidation(t *testing.T) {
 		opts transport.HTTPOptions
 		want []string // fragments, each on its own line of the error
 	}{
-		{"bad listen", transport.HTTPOptions{Listen: "8080"}, []string{`Listen "8080"`}},
+		{"bad listen", transport.HTTPOptions{Listen: "8080"}, []string{`Listen (--listen) "8080"`}},
 		{"negative values", transport.HTTPOptions{
 			MaxBodyBytes: -1, SessionTimeout: -1, ShutdownTimeout: -1, ReadHeaderTimeout: -1, ReadTimeout: -1, IdleTimeout: -1,
 			MaxJSONDepth: -1, MaxSessions: -1, MaxSessionsPerIdentity: -1, MaxSSEStreams: -1, MaxSSEStreamsPerIdentity: -1,
 		}, []string{
-			"SessionTimeout is negative", "ShutdownTimeout is negative", "ReadHeaderTimeout is negative",
-			"ReadTimeout is negative", "IdleTimeout is negative", "MaxBodyBytes is negative",
-			"MaxJSONDepth is negative", "MaxSessions is negative", "MaxSessionsPerIdentity is negative",
-			"MaxSSEStreams is negative", "MaxSSEStreamsPerIdentity is negative",
+			"SessionTimeout (--session-timeout) is negative", "ShutdownTimeout (--shutdown-timeout) is negative", "ReadHeaderTimeout is negative",
+			"ReadTimeout (--read-timeout) is negative", "IdleTimeout (--idle-timeout) is negative", "MaxBodyBytes (--max-body-bytes) is negative",
+			"MaxJSONDepth (--max-json-depth) is negative", "MaxSessions (--max-sessions) is negative", "MaxSessionsPerIdentity (--max-sessions-per-identity) is negative",
+			"MaxSSEStreams (--max-sse-streams) is negative", "MaxSSEStreamsPerIdentity (--max-sse-streams-per-identity) is negative",
 		}},
 		{"unauthenticated on all interfaces", transport.HTTPOptions{Listen: ":8080"}, []string{
 			`non-loopback address ":8080"`,
@@ -44,12 +44,12 @@ func TestOptionsValidation(t *testing.T) {
 		}},
 		{"NoAuth with keys", transport.HTTPOptions{NoAuth: true, APIKeys: []string{"k"}}, []string{"NoAuth conflicts with APIKeys/JWKSURL"}},
 		{"JWKS without issuer or audience", transport.HTTPOptions{JWKSURL: "https://auth.example.com/jwks"}, []string{
-			"JWKSURL needs JWTIssuer", "JWKSURL needs JWTAudience or ResourceURL",
+			"JWKSURL (--jwks-url) needs JWTIssuer (--jwt-issuer)", "needs JWTAudience (--jwt-audience) or ResourceURL (--resource-url)",
 		}},
 		{"plain http JWKS off loopback", transport.HTTPOptions{JWKSURL: "http://auth.example.com/jwks", JWTIssuer: "i", JWTAudience: "a"}, []string{
 			"must use https",
 		}},
-		{"JWT settings without JWKS", transport.HTTPOptions{JWTIssuer: "https://issuer"}, []string{"JWKSURL is empty"}},
+		{"JWT settings without JWKS", transport.HTTPOptions{JWTIssuer: "https://issuer"}, []string{"JWKSURL (--jwks-url) is empty"}},
 		{"bad URLs", transport.HTTPOptions{ResourceURL: "/mcp", AuthorizationServers: []string{"ftp://as.example"}}, []string{
 			"ResourceURL", "AuthorizationServers[0]",
 		}},
