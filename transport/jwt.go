@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -12,8 +14,62 @@ import (
 	"go.uber.org/zap"
 )
 
-// jwksFetchTimeout bounds one JWKS download.
-const jwksFetchTimeout = 10 * time.Second
+// jwksFetchTimeout bounds one JWKS download, jwksMaxBytes its size (a key
+// set of a few dozen keys is a few KiB).
+const (
+	jwksFetchTimeout = 10 * time.Second
+	jwksMaxBytes     = 1 << 20
+)
+
+// jwksClient is the HTTP client of JWKS downloads: redirects are followed
+// only within the JWKS URL's origin (at most 5), and a body past
+// jwksMaxBytes fails the download instead of being read on.
+func jwksClient() *http.Client {
+	return &http.Client{
+		Transport: limitedBodies{http.DefaultTransport, jwksMaxBytes},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("JWKS: more than 5 redirects")
+			}
+			if from := via[0].URL; req.URL.Scheme != from.Scheme || req.URL.Host != from.Host {
+				return fmt.Errorf("JWKS: redirect to another origin (%s://%s) refused", req.URL.Scheme, req.URL.Host)
+			}
+			return nil
+		},
+	}
+}
+
+// limitedBodies is a RoundTripper whose response bodies fail past max bytes.
+type limitedBodies struct {
+	next http.RoundTripper
+	max  int64
+}
+
+func (l limitedBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := l.next.RoundTrip(r)
+	if err == nil {
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: l.max}
+	}
+	return resp, err
+}
+
+// cappedBody reads at most left bytes, then fails.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, fmt.Errorf("JWKS: body larger than %d bytes", jwksMaxBytes)
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.ReadCloser.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
 
 // jwtVerifier checks bearer JWTs: signature against the JWKS, issuer,
 // audience, expiry and subject (both required), with jwtLeeway of clock
@@ -33,6 +89,7 @@ func newJWTVerifier(ctx context.Context, o HTTPOptions, log *zap.Logger) (*jwtVe
 		audience = o.ResourceURL
 	}
 	keys, err := keyfunc.NewDefaultOverrideCtx(ctx, []string{o.JWKSURL}, keyfunc.Override{
+		Client:      jwksClient(),
 		HTTPTimeout: jwksFetchTimeout,
 		RefreshErrorHandlerFunc: func(u string) func(context.Context, error) {
 			return func(_ context.Context, err error) {
