@@ -330,6 +330,8 @@ func (r *repairer) enum(s *jsonschema.Schema) {
 	if len(s.Enum) > 0 {
 		var kept []any
 		var changed, dropped []string
+		seen := make(map[string]struct{}, len(s.Enum)) // canonical keys: one pass, not every pair
+		var key []byte
 		for _, v := range s.Enum {
 			if jsonKind(v) == "" { // a Go type YAML gave: compare as JSON
 				if n, err := normalize(v); err == nil {
@@ -344,7 +346,9 @@ func (r *repairer) enum(s *jsonschema.Schema) {
 			case jsonKind(c) != jsonKind(v):
 				changed = append(changed, render(v)+" → "+render(c))
 			}
-			if !slices.ContainsFunc(kept, func(k any) bool { return jsonEqual(k, c) }) {
+			key = appendCanonical(key[:0], c)
+			if _, dup := seen[string(key)]; !dup {
+				seen[string(key)] = struct{}{}
 				kept = append(kept, c)
 			}
 		}
