@@ -109,6 +109,9 @@ var errNoVersion = errors.New(`no "openapi" or "swagger" field at the top level:
 // nothing next to a parse; a document it cannot read that way (flow style,
 // an odd layout, bad syntax) is parsed for real.
 func probeYAML(body []byte) (probeResult, error) {
+	if err := checkYAMLAliases(body); err != nil {
+		return probeResult{}, err
+	}
 	openapi, swagger, ok := scanYAMLVersion(body)
 	if !ok {
 		var doc yaml.Node
@@ -221,4 +224,50 @@ func checkVersion(hasSwagger, hasOpenAPI bool, v string) (probeResult, error) {
 		return probeResult{}, fmt.Errorf("unsupported OpenAPI version %q (want 3.0.x, 3.1.x or 3.2.x)", v)
 	}
 	return probeResult{version: v}, nil
+}
+
+// maxYAMLAliasNodes bounds the nodes a YAML document's aliases add when
+// expanded (beyond the document's own nodes). go-yaml's own alias limit is per decoder, and
+// kin-openapi decodes each schema with a decoder of its own, so a few lines
+// of nested anchors (8 aliases of 8 aliases, 8 levels deep) used to take
+// tens of GB before any limit applied.
+const maxYAMLAliasNodes = 1_000_000
+
+// checkYAMLAliases refuses a YAML document whose aliases add more than
+// maxYAMLAliasNodes. Documents without an alias are not parsed here.
+func checkYAMLAliases(body []byte) error {
+	if !bytes.Contains(body, []byte("*")) || !bytes.Contains(body, []byte("&")) {
+		return nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(body, &doc); err != nil {
+		return nil // the parse that follows reports it
+	}
+	memo := map[*yaml.Node]int{}
+	var size func(n *yaml.Node, depth int) int
+	size = func(n *yaml.Node, depth int) int {
+		if n == nil || depth > 10_000 {
+			return 1
+		}
+		if v, ok := memo[n]; ok {
+			return v
+		}
+		memo[n] = 1 // an alias cycle counts once
+		total := 1
+		if n.Kind == yaml.AliasNode {
+			total += size(n.Alias, depth+1)
+		}
+		for _, c := range n.Content {
+			total += size(c, depth+1)
+			if total > len(memo)+maxYAMLAliasNodes {
+				break
+			}
+		}
+		memo[n] = total
+		return total
+	}
+	if n := size(&doc, 0); n > len(memo)+maxYAMLAliasNodes {
+		return fmt.Errorf("parsing YAML: its aliases expand to more than %d nodes (a YAML bomb?)", maxYAMLAliasNodes)
+	}
+	return nil
 }
