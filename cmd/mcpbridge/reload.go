@@ -81,6 +81,11 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	if err == nil {
 		bt, err = a.provision(ctx, in, !a.cfg.NoCache)
 	}
+	if err != nil && ctx.Err() != nil {
+		// The bridge is stopping: the reload was abandoned, not failed.
+		a.log.Debug("reload abandoned: the bridge is stopping", zap.String("trigger", why), zap.Error(err))
+		return reloadFailed
+	}
 	if err != nil {
 		msg := err.Error()
 		if msg != r.lastErr {

@@ -1086,3 +1086,47 @@ func TestReloadDropsReplacedCacheEntry(t *testing.T) {
 		t.Errorf("%d cache entries after two reloads, want 1 (the served tools'): %v", len(got), got)
 	}
 }
+
+// TestReloadCancelledByShutdown stops the bridge (SIGTERM) while a reload
+// waits for the spec URL. The reload is abandoned, not failed: no "reload
+// failed" error in the log (it used to say "reload failed; the previous
+// tools keep serving ... context canceled" at every shutdown that met a
+// reload).
+func TestReloadCancelledByShutdown(t *testing.T) {
+	t.Parallel()
+	up := newOpsUpstream(t)
+	body := opsSpec(nil, "opA")
+	var gets atomic.Int32
+	blocked := make(chan struct{}, 1)
+	ss := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gets.Add(1) > 1 { // every fetch after the first hangs until the bridge gives up
+			select {
+			case blocked <- struct{}{}:
+			default:
+			}
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("Content-Type", "application/yaml")
+		w.Write(body)
+	}))
+	t.Cleanup(ss.Close)
+	var p *proc
+	// Registered first, so run last: after the bridge has exited.
+	t.Cleanup(func() {
+		if p == nil {
+			return
+		}
+		if n := p.log.count("reload failed; the previous tools keep serving"); n != 0 {
+			t.Errorf("a reload cancelled by the shutdown was logged as failed (%d times)", n)
+		}
+	})
+	p = startHTTPProc(t, "http", "--spec", ss.URL+"/openapi.yaml", "--all-operations", "--upstream", up.srv.URL, "--no-cache", "--no-auth")
+	p.hup(t)
+	select {
+	case <-blocked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reload did not fetch the spec within 10s")
+	}
+	// The cleanup sends SIGTERM with the reload still waiting.
+}
