@@ -1,6 +1,7 @@
 package request
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -61,6 +62,10 @@ func ServerURL(servers openapi3.Servers, vars map[string]string, specLocation *u
 func ParseBaseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error quotes the whole URL, credentials included
+		}
 		return nil, fmt.Errorf("parsing upstream base URL: %w", err)
 	}
 	if _, err := checkBase(u); err != nil {
@@ -69,15 +74,27 @@ func ParseBaseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// redactedBase is u for an error message, its user information masked:
+// url.URL.Redacted masks only a password, and a token is often given as
+// the user name (https://TOKEN@host).
+func redactedBase(u *url.URL) string {
+	if u.User == nil {
+		return u.String()
+	}
+	c := *u
+	c.User = url.User("xxxxx")
+	return c.String()
+}
+
 func checkBase(u *url.URL) (string, error) {
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("upstream base URL %q: scheme must be http or https", u.Redacted())
+		return "", fmt.Errorf("upstream base URL %q: scheme must be http or https", redactedBase(u))
 	}
 	if u.Host == "" {
-		return "", fmt.Errorf("upstream base URL %q has no host", u.Redacted())
+		return "", fmt.Errorf("upstream base URL %q has no host", redactedBase(u))
 	}
 	if u.User != nil {
-		return "", fmt.Errorf("upstream base URL %q must not carry credentials: configure them as upstream credentials", u.Redacted())
+		return "", fmt.Errorf("upstream base URL %q must not carry credentials: configure them as upstream credentials", redactedBase(u))
 	}
 	u.Fragment = ""
 	return u.String(), nil

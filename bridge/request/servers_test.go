@@ -56,3 +56,24 @@ func TestServerURL(t *testing.T) {
 		})
 	}
 }
+
+// A token given as the URL's user name (https://TOKEN@host, as GitHub's
+// and many Git hosts' URLs carry one) is a secret too: url.URL.Redacted
+// masks only a password, so the error must not print the user name.
+func TestParseBaseURLHidesUserName(t *testing.T) {
+	for _, raw := range []string{
+		"https://ghp_SECRETTOKEN1@api.example.com/v1",
+		"https://ghp_SECRETTOKEN1:x-oauth-basic@api.example.com/v1",
+		"https://ghp_SECRETTOKEN1@/v1",
+		"ftp://ghp_SECRETTOKEN1@api.example.com/v1",
+		"https://ghp_SECRETTOKEN1@api example.com/v1",
+	} {
+		_, err := request.ParseBaseURL(raw)
+		if err == nil {
+			t.Fatalf("%s: no error", raw)
+		}
+		if strings.Contains(err.Error(), "SECRETTOKEN1") {
+			t.Errorf("%s: error prints the credential: %v", raw, err)
+		}
+	}
+}
