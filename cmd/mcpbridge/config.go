@@ -648,7 +648,12 @@ func (c *Config) Validate(cmd string) error {
 
 // redactHeader shows a header's name only.
 func redactHeader(h string) string {
-	name, _, _ := strings.Cut(h, ":")
+	name, _, ok := strings.Cut(h, ":")
+	if !ok {
+		// No colon, no name: all of it may be the value (a bare token,
+		// or "X-Api-Key=TOKEN").
+		return "…"
+	}
 	return strings.TrimSpace(name) + ": …"
 }
 

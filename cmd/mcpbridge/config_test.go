@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,5 +225,23 @@ func TestConfigFileWrongKindOfValue(t *testing.T) {
 	cfg, err := load("max-concurrency: 8\nretries: 3.0\nstrict: true\n", "MCPBRIDGE_MAX_QUEUE=12", "MCPBRIDGE_TRUNCATE=false")
 	if err != nil || cfg.MaxConcurrency != 8 || cfg.Retries != 3 || !cfg.Strict || cfg.MaxQueue != 12 || cfg.Truncate {
 		t.Errorf("valid values: %v, %+v", err, cfg)
+	}
+}
+
+// A header given without its colon ("Authorization Bearer TOKEN", or the
+// bare token) is all value as far as anyone can tell: the error must not
+// print it.
+func TestHeaderWithoutColonNotPrinted(t *testing.T) {
+	for _, h := range []string{"Authorization Bearer SECRETTOKEN1", "SECRETTOKEN1", "X-Api-Key=SECRETTOKEN1"} {
+		for _, flag := range []string{"--upstream-header", "--spec-header"} {
+			var out, errb bytes.Buffer
+			err := run(context.Background(), []string{"tools", "--spec", "testdata/e2e.yaml", "--all-operations", flag, h}, strings.NewReader(""), &out, &errb)
+			if err == nil {
+				t.Fatalf("%s %q: no error", flag, h)
+			}
+			if got := err.Error() + out.String() + errb.String(); strings.Contains(got, "SECRETTOKEN1") {
+				t.Errorf("%s %q: the value is printed: %s", flag, h, got)
+			}
+		}
 	}
 }
