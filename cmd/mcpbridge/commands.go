@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os/exec"
 	"regexp"
 	"sort"
@@ -337,7 +338,7 @@ func clientFlags() (*pflag.FlagSet, clientOptions) {
 
 // runClient is "mcpbridge client": a small MCP client for smoke tests of
 // any server, over stdio (--command) or streamable HTTP (--url).
-func runClient(ctx context.Context, args []string, stdout, _ io.Writer) error {
+func runClient(ctx context.Context, args []string, stdout, _ io.Writer) (err error) {
 	fs, opt := clientFlags()
 	c, _ := lookupCommand("client")
 	if err := parseFlags(c, fs, args, stdout); err != nil {
@@ -347,6 +348,9 @@ func runClient(ctx context.Context, args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	command, url, headers, argsJSON := opt.command, opt.url, opt.headers, opt.args
+	if *url != "" {
+		defer func() { err = maskClientURL(err, *url) }()
+	}
 	rest := fs.Args()
 	if len(rest) == 0 || (rest[0] != "list" && rest[0] != "call") || (rest[0] == "call") != (len(rest) == 2) || len(rest) > 2 {
 		return usageErrorf(`client: want "list" or "call TOOL"`)
@@ -422,6 +426,41 @@ func runClient(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	}
 	return nil
 }
+
+// maskClientURL masks the credentials of the client's --url (user
+// information, query values) where err quotes it: net/http's errors quote
+// the request URL with only a password masked.
+func maskClientURL(err error, raw string) error {
+	if err == nil {
+		return nil
+	}
+	u, perr := neturl.Parse(raw)
+	if perr != nil || (u.User == nil && u.RawQuery == "") {
+		return err
+	}
+	msg := err.Error()
+	masked := specloader.RedactURL(raw)
+	forms := []string{raw, u.String()}
+	if _, ok := u.User.Password(); ok {
+		forms = append(forms, strings.Replace(u.String(), u.User.String()+"@", u.User.Username()+":***@", 1))
+	}
+	for _, f := range forms {
+		msg = strings.ReplaceAll(msg, f, masked)
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return maskedError{msg: msg, err: err}
+}
+
+// maskedError is err with its text masked; errors.Is and As still see err.
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (e maskedError) Error() string { return e.msg }
+func (e maskedError) Unwrap() error { return e.err }
 
 // headerTransport adds fixed headers to every request.
 type headerTransport struct {

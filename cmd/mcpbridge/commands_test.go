@@ -214,3 +214,24 @@ func TestNoServersIsAStartupError(t *testing.T) {
 		t.Errorf("with --upstream: %v", err)
 	}
 }
+
+// TestClientURLCredentialsNotPrinted: a token in client --url (as the user
+// name, https://TOKEN@host, or a query value, ?key=TOKEN) is not printed in
+// the error when the server cannot be reached; net/http masks only a
+// password.
+func TestClientURLCredentialsNotPrinted(t *testing.T) {
+	for _, u := range []string{
+		"http://SECRETTOKEN1@127.0.0.1:1/mcp",
+		"http://user:SECRETTOKEN1@127.0.0.1:1/mcp",
+		"http://127.0.0.1:1/mcp?key=SECRETTOKEN1",
+	} {
+		var out, errb bytes.Buffer
+		err := runClient(t.Context(), []string{"list", "--url", u}, &out, &errb)
+		if err == nil {
+			t.Fatalf("%s: no error", u)
+		}
+		if got := err.Error() + out.String() + errb.String(); strings.Contains(got, "SECRETTOKEN1") {
+			t.Errorf("%s: the credential is printed: %s", u, got)
+		}
+	}
+}
