@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -283,14 +284,14 @@ func (a *app) initWhitelist(ctx context.Context) error {
 	fmt.Fprintf(&b, "# Check it with: mcpbridge validate --spec %s --whitelist whitelist.yaml\n\nversion: 1\n\ntools:\n", specloader.RedactURL(a.cfg.Spec))
 	enabled := 0
 	for _, tag := range tags {
-		fmt.Fprintf(&b, "\n  # %s\n", tag)
+		fmt.Fprintf(&b, "\n  # %s\n", oneLine(tag)) // the spec's text stays inside the comment
 		for _, op := range groups[tag] {
 			entry := "- method: " + op.Method + "\n    path: " + yamlString(op.Path)
 			if op.Op.OperationID != "" {
 				entry = "- operationId: " + yamlString(op.Op.OperationID)
 			}
 			summary := oneLine(op.Op.Summary)
-			comment := "  # " + op.Method + " " + op.Path
+			comment := "  # " + op.Method + " " + strings.Join(strings.Fields(op.Path), " ")
 			if summary != "" {
 				comment += ": " + summary
 			}
@@ -309,9 +310,11 @@ func (a *app) initWhitelist(ctx context.Context) error {
 	return err
 }
 
-// yamlString quotes s when YAML would read it as something else.
+// yamlString quotes s when YAML would read it as something else, or
+// would read a line break in it as the end of the entry.
 func yamlString(s string) string {
-	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`") || strings.TrimSpace(s) != s {
+	if s == "" || strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`") || strings.TrimSpace(s) != s ||
+		strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }) {
 		q, _ := json.Marshal(s) // a JSON string is a valid YAML double-quoted string
 		return string(q)
 	}

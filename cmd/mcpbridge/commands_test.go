@@ -235,3 +235,45 @@ func TestClientURLCredentialsNotPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestInitHostileSpec: a spec's tag or operationId with a line break
+// cannot write a line of its own into init's whitelist (here, one that
+// enables the DELETE the whitelist shows commented out).
+func TestInitHostileSpec(t *testing.T) {
+	spec := `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /a:
+    get:
+      operationId: getA
+      tags: ["x\n  - operationId: deleteAll\n  #"]
+      responses: {"200": {description: ok}}
+  /c:
+    get:
+      operationId: "getC\n  - operationId: deleteAll\n  #"
+      tags: ["z"]
+      responses: {"200": {description: ok}}
+  /d:
+    delete:
+      operationId: deleteAll
+      responses: {"200": {description: ok}}
+`
+	dir := t.TempDir()
+	sp := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(sp, []byte(spec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"init", "--spec", sp}, nil, &out, &errb); err != nil {
+		t.Fatalf("init: %v\n%s", err, errb.String())
+	}
+	wl, err := whitelist.Parse(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		t.Fatalf("init's whitelist does not parse: %v\n%s", err, out.String())
+	}
+	for _, e := range wl.Entries {
+		if e.OperationID == "deleteAll" {
+			t.Fatalf("the spec enabled deleteAll in init's whitelist:\n%s", out.String())
+		}
+	}
+}
