@@ -122,6 +122,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		a.hup = make(chan os.Signal, 1)
 		signal.Notify(a.hup, syscall.SIGHUP)
 		defer signal.Stop(a.hup)
+		// A host that closes its end of stderr loses the logs, not the
+		// server: with SIGPIPE handled, a write to a broken stderr (or
+		// stdout) fails with EPIPE instead of killing the process.
+		pipe := make(chan os.Signal, 1)
+		signal.Notify(pipe, syscall.SIGPIPE)
+		defer signal.Stop(pipe)
 	}
 	if cfg.OTel && (cmd == "serve" || cmd == "demo" || cmd == "call") {
 		stop, err := a.startTracing(ctx)
