@@ -277,3 +277,24 @@ paths:
 		}
 	}
 }
+
+// TestInitControlCharacters: a spec's title or summary with a control
+// character (an escape sequence) or a long non-ASCII text still gives a
+// whitelist that parses: YAML allows neither control characters nor
+// invalid UTF-8, even in a comment.
+func TestInitControlCharacters(t *testing.T) {
+	spec := "openapi: 3.0.3\ninfo: {title: \"t\\e]0;x\\a " + strings.Repeat("é", 60) + "\", version: \"1\"}\n" +
+		"paths:\n  /a:\n    get:\n      operationId: getA\n      summary: \"hi \\e[31mred\\e[0m " + strings.Repeat("ü", 60) + "\"\n" +
+		"      responses: {\"200\": {description: ok}}\n"
+	sp := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(sp, []byte(spec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"init", "--spec", sp}, nil, &out, &errb); err != nil {
+		t.Fatalf("init: %v\n%s", err, errb.String())
+	}
+	if _, err := whitelist.Parse(bytes.NewReader(out.Bytes())); err != nil {
+		t.Fatalf("init's whitelist does not parse: %v\n%q", err, out.String())
+	}
+}
