@@ -172,23 +172,11 @@ func (f *frameReader) check(msg []byte) {
 
 // noteCancel tells the drain of a notifications/cancelled, which go-sdk
 // also gets (it ends the call's handler): the call's answer is then not
-// written.
+// written. The id is read as for the stateless call table (cancelledID),
+// as go-sdk reads it to cancel the call.
 func (f *frameReader) noteCancel(params json.RawMessage) {
-	var p struct {
-		RequestID any `json:"requestId"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(params))
-	dec.UseNumber()
-	if dec.Decode(&p) != nil {
-		return
-	}
-	switch id := p.RequestID.(type) {
-	case string:
-		f.drain.cancel(idKey(id))
-	case json.Number:
-		if n, err := id.Int64(); err == nil {
-			f.drain.cancel(idKey(n))
-		}
+	if id, ok := cancelledID(params); ok {
+		f.drain.cancel(idKey(id.Raw()))
 	}
 }
 
