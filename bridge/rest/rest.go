@@ -14,7 +14,8 @@
 // MCP reports them), 400 for a body that is not a JSON object, 404 for an
 // unknown tool, 429 with Retry-After when a quota or the concurrency limit
 // refuses the call. With "Accept: text/event-stream", a single call streams
-// "progress" events and ends with one "result" event.
+// "progress" events and ends with one "result" event; a call refused before
+// it began gets the status a plain call gets instead of a stream.
 package rest
 
 import (
@@ -151,6 +152,11 @@ func (h *handler) call(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, status, msg := h.run(r.Context(), c)
+	h.answer(w, out, status, msg)
+}
+
+// answer writes the outcome of run as JSON.
+func (h *handler) answer(w http.ResponseWriter, out *bridge.Outcome, status int, msg string) {
 	if out == nil {
 		h.writeJSON(w, status, errorBody{msg})
 		return
@@ -267,17 +273,17 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 }
 
 // stream runs one call, sending "progress" events as it advances and a
-// final "result" event (or "error" when the call did not happen).
+// final "result" event. The stream starts with the first event: a call
+// refused before it began (unknown tool, over a quota or the concurrency
+// limit) gets the status, Retry-After and JSON body a plain call gets.
 func (h *handler) stream(w http.ResponseWriter, r *http.Request, c *bridge.Call) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		h.writeJSON(w, http.StatusNotAcceptable, errorBody{"streaming is not supported here"})
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
 	var mu sync.Mutex
+	started := false
 	send := func(event string, v any) {
 		data, err := json.Marshal(v)
 		if err != nil {
@@ -286,6 +292,12 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, c *bridge.Call)
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		if !started {
+			started = true
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Cache-Control", "no-cache")
+			w.WriteHeader(http.StatusOK)
+		}
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data)
 		fl.Flush()
 	}
@@ -293,11 +305,17 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, c *bridge.Call)
 		send("progress", map[string]any{"progress": n, "total": total, "message": msg})
 	})
 	out, status, msg := h.run(r.Context(), c)
-	if out == nil {
+	mu.Lock()
+	began := started
+	mu.Unlock()
+	switch {
+	case !began && (out == nil || status != http.StatusOK):
+		h.answer(w, out, status, msg)
+	case out == nil:
 		send("error", map[string]any{"status": status, "error": msg})
-		return
+	default:
+		send("result", out.Result)
 	}
-	send("result", out.Result)
 }
 
 type progressFunc func(ctx context.Context, n, total int, msg string)

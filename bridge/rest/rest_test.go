@@ -228,3 +228,42 @@ func TestStream(t *testing.T) {
 		t.Errorf("result event %s", last)
 	}
 }
+
+// A streaming call refused before it began (over a quota, over the
+// concurrency limit, an unknown tool) gets the status and Retry-After a
+// plain call gets, not a 200 stream holding an error.
+func TestStreamRefusedBeforeStart(t *testing.T) {
+	deny := func(next bridge.Invoker) bridge.Invoker {
+		return bridge.InvokerFunc(func(ctx context.Context, c *bridge.Call) (*bridge.Outcome, error) {
+			if c.Tool == "getItem" {
+				return bridge.Reject(bridge.RateLimited, "slow down", 1500*time.Millisecond), nil
+			}
+			return next.Invoke(ctx, c)
+		})
+	}
+	srv := httptest.NewServer(rest.Handler(newRuntime(t, deny), rest.Options{}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		path       string
+		status     int
+		retryAfter string
+		contains   string
+	}{
+		{"/api/tools/getItem", 429, "2", "slow down"},
+		{"/api/tools/nope", 404, "", `unknown tool \"nope\"`},
+	} {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+tc.path, strings.NewReader(`{"id":1}`))
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || resp.Header.Get("Retry-After") != tc.retryAfter ||
+			resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(string(body), tc.contains) {
+			t.Errorf("%s streamed: %d Retry-After=%q %s %s; want %d, %q, JSON containing %s", tc.path, resp.StatusCode,
+				resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"), body, tc.status, tc.retryAfter, tc.contains)
+		}
+	}
+}
