@@ -3,7 +3,10 @@
 //
 //	GET  /api/tools          the tools, each as in tools/list
 //	POST /api/tools/{name}   body: the arguments object → the CallToolResult
-//	POST /api/tools/batch    {"calls":[{"name":…,"arguments":{…}}]} → {"results":[…]}
+//	POST /api/batch          {"calls":[{"name":…,"arguments":{…}}]} → {"results":[…]}
+//
+// The batch route is outside /api/tools/ so that every tool name, "batch"
+// included, reaches its tool.
 //
 // A call goes through the same runtime, so the same middleware chain
 // (metrics, usage records, quotas, limits, access) counts and limits it
@@ -74,7 +77,7 @@ func Handler(rt *bridge.Runtime, opts Options) http.Handler {
 	h := &handler{rt: rt, o: opts}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/tools", h.list)
-	mux.HandleFunc("POST /api/tools/batch", h.batch)
+	mux.HandleFunc("POST /api/batch", h.batch)
 	mux.HandleFunc("POST /api/tools/{name}", h.call)
 	return mux
 }
@@ -172,7 +175,7 @@ func (h *handler) answer(w http.ResponseWriter, out *bridge.Outcome, status int,
 func (h *handler) run(ctx context.Context, c *bridge.Call) (out *bridge.Outcome, status int, msg string) {
 	t, ok := h.rt.Catalog().Lookup(c.Tool)
 	if !ok {
-		return nil, http.StatusNotFound, fmt.Sprintf("unknown tool %q", c.Tool)
+		return nil, http.StatusNotFound, unknownTool(c.Tool)
 	}
 	// A tool the caller may not see goes through the chain all the same,
 	// so that the access middleware refuses it and the refusal is counted
@@ -181,7 +184,7 @@ func (h *handler) run(ctx context.Context, c *bridge.Call) (out *bridge.Outcome,
 	out, err := h.rt.Call(ctx, c)
 	switch {
 	case errors.Is(err, bridge.ErrUnknownTool):
-		return nil, http.StatusNotFound, fmt.Sprintf("unknown tool %q", c.Tool)
+		return nil, http.StatusNotFound, unknownTool(c.Tool)
 	case err != nil:
 		h.o.Log.Error("rest call failed", zap.String("tool", c.Tool), zap.Error(err))
 		return nil, http.StatusInternalServerError, "internal error"
@@ -196,9 +199,18 @@ func (h *handler) run(ctx context.Context, c *bridge.Call) (out *bridge.Outcome,
 			// and so must its status.
 			return out, http.StatusOK, ""
 		}
-		return nil, http.StatusNotFound, fmt.Sprintf("unknown tool %q", c.Tool)
+		return nil, http.StatusNotFound, unknownTool(c.Tool)
 	}
 	return out, http.StatusOK, ""
+}
+
+// unknownTool is the 404 message for a tool that does not exist, or that
+// the caller may not see: the two read alike.
+func unknownTool(name string) string {
+	if name == "batch" { // where the batch route was
+		return `unknown tool "batch" (a batch of calls is POST /api/batch)`
+	}
+	return fmt.Sprintf("unknown tool %q", name)
 }
 
 func retryAfter(out *bridge.Outcome) string {
@@ -208,7 +220,7 @@ func retryAfter(out *bridge.Outcome) string {
 	return strconv.Itoa(int(math.Ceil(out.RetryAfter.Seconds())))
 }
 
-// batchRequest is the body of POST /api/tools/batch.
+// batchRequest is the body of POST /api/batch.
 type batchRequest struct {
 	Calls []callRequest `json:"calls"`
 }

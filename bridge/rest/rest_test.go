@@ -36,6 +36,12 @@ paths:
 
 func newRuntime(t *testing.T, mws ...bridge.Middleware) *bridge.Runtime {
 	t.Helper()
+	return newRuntimeOf(t, spec, bridge.ToolsAll, mws...)
+}
+
+// newRuntimeOf serves the spec doc in the tool mode tools.
+func newRuntimeOf(t *testing.T, doc, tools string, mws ...bridge.Middleware) *bridge.Runtime {
+	t.Helper()
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/fail" {
 			w.WriteHeader(http.StatusInternalServerError)
@@ -46,7 +52,7 @@ func newRuntime(t *testing.T, mws ...bridge.Middleware) *bridge.Runtime {
 		io.WriteString(w, `{"id":"`+strings.TrimPrefix(r.URL.Path, "/items/")+`"}`)
 	}))
 	t.Cleanup(up.Close)
-	res, err := specloader.LoadData(t.Context(), []byte(spec), nil, specloader.Options{})
+	res, err := specloader.LoadData(t.Context(), []byte(doc), nil, specloader.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +60,7 @@ func newRuntime(t *testing.T, mws ...bridge.Middleware) *bridge.Runtime {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client()})
+	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Tools: tools})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +124,7 @@ func TestREST(t *testing.T) {
 	// A body over the limit is 413, for a call and for a batch.
 	small := httptest.NewServer(rest.Handler(newRuntime(t), rest.Options{MaxBodyBytes: 64}))
 	defer small.Close()
-	for _, path := range []string{"/api/tools/getItem", "/api/tools/batch"} {
+	for _, path := range []string{"/api/tools/getItem", "/api/batch"} {
 		if status, _, body := do(t, small, "POST", path, `{"id":"`+strings.Repeat("7", 100)+`"}`); status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "larger than 64 bytes") {
 			t.Errorf("%s, a body over the limit: %d %s; want 413", path, status, body)
 		}
@@ -131,7 +137,7 @@ func TestREST(t *testing.T) {
 func TestBatch(t *testing.T) {
 	srv := httptest.NewServer(rest.Handler(newRuntime(t), rest.Options{}))
 	defer srv.Close()
-	status, _, body := do(t, srv, "POST", "/api/tools/batch",
+	status, _, body := do(t, srv, "POST", "/api/batch",
 		`{"calls":[{"name":"getItem","arguments":{"id":1}},{"name":"fail"},{"name":"nope","arguments":{}},{"name":"getItem","arguments":{"id":3}},{"name":"getItem","arguments":[1]}]}`)
 	if status != 200 {
 		t.Fatalf("batch: %d %s", status, body)
@@ -177,7 +183,7 @@ func TestBatch(t *testing.T) {
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("batch results in order (-want +got):\n%s", diff)
 	}
-	if status, _, _ := do(t, srv, "POST", "/api/tools/batch", `{"calls":[]}`); status != 400 {
+	if status, _, _ := do(t, srv, "POST", "/api/batch", `{"calls":[]}`); status != 400 {
 		t.Errorf("empty batch: %d; want 400", status)
 	}
 }
@@ -265,5 +271,25 @@ func TestStreamRefusedBeforeStart(t *testing.T) {
 			t.Errorf("%s streamed: %d Retry-After=%q %s %s; want %d, %q, JSON containing %s", tc.path, resp.StatusCode,
 				resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"), body, tc.status, tc.retryAfter, tc.contains)
 		}
+	}
+}
+
+// An operation may be named "batch": /api/tools/batch calls it like any
+// other, and the batch route, /api/batch, is outside /api/tools/.
+func TestToolNamedBatch(t *testing.T) {
+	doc := strings.Replace(spec, "operationId: fail", "operationId: batch", 1)
+	srv := httptest.NewServer(rest.Handler(newRuntimeOf(t, doc, bridge.ToolsAll), rest.Options{}))
+	defer srv.Close()
+	if status, _, body := do(t, srv, "POST", "/api/tools/batch", `{}`); status != 200 || !strings.Contains(body, "upstream returned HTTP 500") {
+		t.Errorf("POST /api/tools/batch: %d %s; want the tool batch's result", status, body)
+	}
+	if status, _, body := do(t, srv, "POST", "/api/batch", `{"calls":[{"name":"getItem","arguments":{"id":2}}]}`); status != 200 || !strings.Contains(body, `{\"id\":\"2\"}`) {
+		t.Errorf("POST /api/batch: %d %s; want the batch's results", status, body)
+	}
+	// Without such a tool, the old batch path says where the batch went.
+	plain := httptest.NewServer(rest.Handler(newRuntime(t), rest.Options{}))
+	defer plain.Close()
+	if status, _, body := do(t, plain, "POST", "/api/tools/batch", `{"calls":[]}`); status != 404 || !strings.Contains(body, "POST /api/batch") {
+		t.Errorf("POST /api/tools/batch, no such tool: %d %s; want 404 naming POST /api/batch", status, body)
 	}
 }
