@@ -102,6 +102,7 @@ type searchDoc struct {
 	tool                           *Tool
 	name, title, tags, path, descr []string
 	summary                        string
+	sum                            uint64 // of what search reads and shows: see setKey
 }
 
 // newSearchIndex prepares the operations of c for search.
@@ -121,6 +122,10 @@ func newSearchIndex(ops []*Tool) []searchDoc {
 		d.summary = oneLine(t.def.Title)
 		if d.summary == "" {
 			d.summary = oneLine(t.def.Description)
+		}
+		d.sum = fnvAdd(fnvAdd(fnvAdd(fnvAdd(fnvOffset, t.def.Name), t.def.Title), t.def.Description), t.plan.Label)
+		for _, tag := range t.tags {
+			d.sum = fnvAdd(d.sum, tag)
 		}
 		docs = append(docs, d)
 	}
@@ -317,11 +322,16 @@ func (c *Catalog) search(args map[string]any, caller *Identity) (any, error) {
 	case float64: // written 1.0 or 1e0
 		limit = int(n)
 	}
+	docs := visibleDocs(c.searchDocs, caller)
+	set := setKey(docs)
 	offset := 0
 	if cur, _ := args["cursor"].(string); cur != "" {
-		n, err := strconv.Atoi(cur)
-		if err != nil || n < 0 {
+		key, n, ok := parseCursor(cur)
+		if !ok {
 			return nil, &ArgumentError{Field: "cursor", Reason: "not a cursor this tool returned"}
+		}
+		if key != set {
+			return nil, &ArgumentError{Field: "cursor", Reason: "the operations changed since this cursor was returned (the server reloaded its tools): search again without a cursor"}
 		}
 		offset = n
 	}
@@ -338,7 +348,6 @@ func (c *Catalog) search(args map[string]any, caller *Identity) (any, error) {
 	if tag != "" {
 		keep = func(d *searchDoc) bool { return hasTag(d.tool, tag) }
 	}
-	docs := visibleDocs(c.searchDocs, caller)
 	var hits []scored
 	if len(terms) == 0 {
 		for i := range docs {
@@ -360,9 +369,54 @@ func (c *Catalog) search(args map[string]any, caller *Identity) (any, error) {
 		out.Results = append(out.Results, searchResult{Name: d.tool.def.Name, Summary: d.summary, Operation: d.tool.plan.Label, Tags: d.tool.tags})
 	}
 	if offset < len(hits) && limit < len(hits)-offset {
-		out.NextCursor = strconv.Itoa(offset + limit)
+		out.NextCursor = fmt.Sprintf("%016x.%d", set, offset+limit)
 	}
 	return out, nil
+}
+
+// setKey identifies the operations docs holds, as search reads and shows
+// them, in order. A cursor carries it, so that a reload that changes them
+// (which shifts every page) makes the cursors of before refused rather
+// than silently wrong. It depends on the docs the caller may see alone,
+// like everything else search answers, and is the same in every replica.
+func setKey(docs []searchDoc) uint64 {
+	h := uint64(fnvOffset)
+	for i := range docs {
+		h = (h ^ docs[i].sum) * fnvPrime // a word at a time: one step per doc
+	}
+	return h
+}
+
+// FNV-1a (64-bit), on strings without copying them.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnvAdd hashes s and a terminating 0 into h.
+func fnvAdd(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h * fnvPrime // ^ 0
+}
+
+// parseCursor reads a nextCursor: the setKey of its operations and the
+// offset of the page.
+func parseCursor(cur string) (key uint64, offset int, ok bool) {
+	k, o, found := strings.Cut(cur, ".")
+	if !found || len(k) != 16 {
+		return 0, 0, false
+	}
+	key, err := strconv.ParseUint(k, 16, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	offset, err = strconv.Atoi(o)
+	if err != nil || offset < 0 {
+		return 0, 0, false
+	}
+	return key, offset, true
 }
 
 // visibleDocs is docs without the operations id may not call (see

@@ -251,7 +251,9 @@ func TestSearchCursorPastEnd(t *testing.T) {
 	up := httptest.NewServer(http.NotFoundHandler())
 	defer up.Close()
 	rt := bridge.NewRuntime(dynamicCatalog(t, bridge.ToolsDynamic, up))
-	for _, cur := range []string{"9223372036854775807", "9223372036854775800", "1000"} {
+	key, _, _ := strings.Cut(searchPage(t, rt, `{"query":"pet","limit":1}`).NextCursor, ".")
+	for _, off := range []string{"9223372036854775807", "9223372036854775800", "1000"} {
+		cur := key + "." + off
 		p := searchPage(t, rt, `{"query":"pet","limit":50,"cursor":"`+cur+`"}`)
 		if len(p.Results) != 0 || p.NextCursor != "" || p.Total == 0 {
 			t.Errorf("cursor %s: %d results, total %d, nextCursor %q; want none and no cursor", cur, len(p.Results), p.Total, p.NextCursor)
@@ -268,8 +270,8 @@ func TestSearchLimitAsFloat(t *testing.T) {
 	rt := bridge.NewRuntime(dynamicCatalog(t, bridge.ToolsDynamic, up))
 	for _, limit := range []string{"1", "1.0", "1e0", `"1"`} {
 		p := searchPage(t, rt, `{"query":"pet","limit":`+limit+`}`)
-		if len(p.Results) != 1 || p.NextCursor != "1" {
-			t.Errorf("limit %s: %d results, nextCursor %q; want 1 and \"1\"", limit, len(p.Results), p.NextCursor)
+		if len(p.Results) != 1 || !strings.HasSuffix(p.NextCursor, ".1") {
+			t.Errorf("limit %s: %d results, nextCursor %q; want 1 and one for offset 1", limit, len(p.Results), p.NextCursor)
 		}
 	}
 }
@@ -313,5 +315,48 @@ func TestCallOperationRefusalCounted(t *testing.T) {
 	}
 	if hits.Load() != 0 {
 		t.Errorf("upstream called %d times", hits.Load())
+	}
+}
+
+// TestSearchCursorStale: a cursor belongs to the operations it paged
+// through. After a reload changes them, the next page would silently skip
+// or repeat results: the tool refuses the cursor instead, saying why. A
+// reload to the same operations keeps it valid.
+func TestSearchCursorStale(t *testing.T) {
+	up := httptest.NewServer(http.NotFoundHandler())
+	defer up.Close()
+	res, err := specloader.Load(t.Context(), "../testdata/specs/petstore.3.0.yaml", specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog := func(ops []whitelist.Operation) *bridge.Catalog {
+		c, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), Tools: bridge.ToolsDynamic})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	rt := bridge.NewRuntime(catalog(ops))
+	first := searchPage(t, rt, `{"query":"","limit":2}`)
+	if first.NextCursor == "" {
+		t.Fatal("no second page")
+	}
+	next := `{"query":"","limit":2,"cursor":"` + first.NextCursor + `"}`
+	rt.Swap(catalog(ops)) // the same operations: the cursor holds
+	second := searchPage(t, rt, next)
+	if len(second.Results) != 2 || second.Results[0].Name == first.Results[0].Name {
+		t.Errorf("the second page after a reload to the same operations: %+v", second.Results)
+	}
+	rt.Swap(catalog(ops[1:])) // one operation fewer: the pages shift
+	out, err := rt.Call(t.Context(), &bridge.Call{Tool: "search_operations", Args: json.RawMessage(next)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := textOf(t, out.Result); !out.Result.IsError || !strings.Contains(text, "cursor") || !strings.Contains(text, "changed") {
+		t.Errorf("a cursor from before the operations changed: isError=%v %s; want it refused, saying why", out.Result.IsError, text)
 	}
 }

@@ -340,7 +340,6 @@ func TestAccessListsDynamicMode(t *testing.T) {
 		{"query": "create"},
 		{"query": "", "tag": "audit"},
 		{"query": "items", "limit": 1},
-		{"query": "items", "limit": 1, "cursor": "1"},
 	}
 	for _, args := range searches {
 		_, got := callText(t, user, bridge.SearchToolName, args)
@@ -348,6 +347,21 @@ func TestAccessListsDynamicMode(t *testing.T) {
 		if got != want {
 			t.Errorf("the user's search %v:\n got %s\nwant %s (as if the hidden operations did not exist)", args, got, want)
 		}
+	}
+	// The next page too, the cursor included: it says nothing of the
+	// hidden operations either.
+	nextPage := func(cs *mcp.ClientSession) string {
+		t.Helper()
+		_, first := callText(t, cs, bridge.SearchToolName, map[string]any{"query": "items", "limit": 1})
+		var p struct{ NextCursor string }
+		if err := json.Unmarshal([]byte(first), &p); err != nil || p.NextCursor == "" {
+			t.Fatalf("first page %s: no nextCursor (%v)", first, err)
+		}
+		_, text := callText(t, cs, bridge.SearchToolName, map[string]any{"query": "items", "limit": 1, "cursor": p.NextCursor})
+		return text
+	}
+	if got, want := nextPage(user), nextPage(open); got != want {
+		t.Errorf("the user's second page:\n got %s\nwant %s (as if the hidden operations did not exist)", got, want)
 	}
 	if _, text := callText(t, admin, bridge.SearchToolName, map[string]any{"query": ""}); !slices.Equal(names(text), []string{"auditLog", "createItem", "getItem", "listItems"}) {
 		t.Errorf("the admin's search finds %q; want every operation", names(text))
