@@ -293,3 +293,23 @@ func TestToolNamedBatch(t *testing.T) {
 		t.Errorf("POST /api/tools/batch, no such tool: %d %s; want 404 naming POST /api/batch", status, body)
 	}
 }
+
+// In dynamic mode the list is tools/list's (the meta-tools and ping), and
+// an operation that is not listed is called as call_operation calls it.
+func TestDynamicModeCallsUnlisted(t *testing.T) {
+	srv := httptest.NewServer(rest.Handler(newRuntimeOf(t, spec, bridge.ToolsDynamic), rest.Options{}))
+	defer srv.Close()
+	_, _, body := do(t, srv, "GET", "/api/tools", "")
+	var defs []struct{ Name string }
+	if err := json.Unmarshal([]byte(body), &defs); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]struct{ Name string }{{"search_operations"}, {"describe_operation"}, {"call_operation"}, {"ping"}}, defs); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	_, _, direct := do(t, srv, "POST", "/api/tools/getItem", `{"id":4}`)
+	_, _, meta := do(t, srv, "POST", "/api/tools/call_operation", `{"name":"getItem","arguments":{"id":4}}`)
+	if direct != meta || !strings.Contains(direct, `{\"id\":\"4\"}`) {
+		t.Errorf("an unlisted operation: %s; through call_operation: %s; want the same result", direct, meta)
+	}
+}
