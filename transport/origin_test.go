@@ -131,3 +131,28 @@ func TestOriginOwnHostNeedsAuth(t *testing.T) {
 		})
 	}
 }
+
+// TestCORSExposesRetryAfter: a route's 429 (the REST facade's, over a
+// quota) says when to retry in Retry-After, which is no CORS-safelisted
+// header: a browser client of an allowed origin reads it only if exposed.
+func TestCORSExposesRetryAfter(t *testing.T) {
+	h, err := transport.NewHTTPHandler(newMCPServer(newGate()), transport.HTTPOptions{
+		AllowedOrigins: []string{"https://app.example.com"},
+		APIKeys:        []string{keyA},
+		Routes: map[string]http.Handler{"/api/": http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Retry-After", "3")
+			w.WriteHeader(http.StatusTooManyRequests)
+		})},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest("POST", "http://127.0.0.1/api/tools/x", strings.NewReader(`{}`))
+	req.Header.Set("Origin", "https://app.example.com")
+	req.Header.Set("Authorization", "Bearer "+keyA)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if exposed := rec.Header().Get("Access-Control-Expose-Headers"); rec.Code != http.StatusTooManyRequests || !strings.Contains(exposed, "Retry-After") {
+		t.Errorf("status %d, Access-Control-Expose-Headers %q; want 429 exposing Retry-After", rec.Code, exposed)
+	}
+}
