@@ -79,7 +79,23 @@ func Handler(rt *bridge.Runtime, opts Options) http.Handler {
 	mux.HandleFunc("GET /api/tools", h.list)
 	mux.HandleFunc("POST /api/batch", h.batch)
 	mux.HandleFunc("POST /api/tools/{name}", h.call)
+	// Any other method or path: the JSON error every refusal here has
+	// (ServeMux's own answers are plain text).
+	mux.Handle("/api/tools", h.wrongMethod("GET, HEAD"))
+	mux.Handle("/api/batch", h.wrongMethod("POST"))
+	mux.Handle("/api/tools/{name}", h.wrongMethod("POST"))
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		h.writeJSON(w, http.StatusNotFound, errorBody{"no such route: the routes are GET /api/tools, POST /api/tools/{name} and POST /api/batch"})
+	})
 	return mux
+}
+
+// wrongMethod answers 405 for a route that takes only allow.
+func (h *handler) wrongMethod(allow string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		h.writeJSON(w, http.StatusMethodNotAllowed, errorBody{fmt.Sprintf("method %s not allowed: %s only", r.Method, allow)})
+	})
 }
 
 type handler struct {

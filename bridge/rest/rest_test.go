@@ -313,3 +313,27 @@ func TestDynamicModeCallsUnlisted(t *testing.T) {
 		t.Errorf("an unlisted operation: %s; through call_operation: %s; want the same result", direct, meta)
 	}
 }
+
+// A wrong method or a path that is no route gets a JSON error body, like
+// every other refusal of the facade, with Allow on a 405.
+func TestWrongRouteJSON(t *testing.T) {
+	srv := httptest.NewServer(rest.Handler(newRuntime(t), rest.Options{}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"GET", "/api/tools/getItem", 405, "POST"},
+		{"DELETE", "/api/tools", 405, "GET, HEAD"},
+		{"GET", "/api/batch", 405, "POST"},
+		{"POST", "/api/nothing", 404, ""},
+		{"POST", "/api/tools/a/b", 404, ""},
+	} {
+		status, h, body := do(t, srv, tc.method, tc.path, "")
+		var e struct{ Error string }
+		if status != tc.status || h.Get("Allow") != tc.allow || h.Get("Content-Type") != "application/json" || json.Unmarshal([]byte(body), &e) != nil || e.Error == "" {
+			t.Errorf("%s %s: %d Allow=%q %s %q; want %d, Allow=%q, a JSON error", tc.method, tc.path, status, h.Get("Allow"), h.Get("Content-Type"), body, tc.status, tc.allow)
+		}
+	}
+}
