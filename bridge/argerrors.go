@@ -12,23 +12,28 @@ import (
 // checkArgs validates decoded arguments against a tool's input schema.
 // When they fail, strings that obviously stand for the number or boolean
 // the schema wants ("1", "true") are converted in place and the arguments
-// validated again (schema.Coerce), so the common case pays nothing. It
-// returns the arguments to send (the coerced ones when coercion was
-// needed, in place). A failure is an *ArgumentError in the agent's words
-// (`"limit" must be an integer >= 1, got "ten"`), never the validator's
+// validated again (schema.Coerce), so the common case pays nothing. With
+// intFormats (the schema declares int32 or int64), numbers are held to
+// those ranges too, which the validator does not assert. It returns the
+// arguments to send (the coerced ones when coercion was needed, in
+// place). A failure is an *ArgumentError in the agent's words (`"limit"
+// must be an integer >= 1, got "ten"`), never the validator's
 // Go-flavoured text.
-func checkArgs(input *jsonschema.Resolved, args map[string]any) (map[string]any, error) {
+func checkArgs(input *jsonschema.Resolved, intFormats bool, args map[string]any) (map[string]any, error) {
 	err := validateArgs(input, args)
-	if err == nil {
-		return args, nil
+	if err != nil && schema.Coerce(args, input.Schema()) {
+		err = validateArgs(input, args)
 	}
-	if schema.Coerce(args, input.Schema()) {
-		if err = validateArgs(input, args); err == nil {
-			return args, nil
+	if err != nil {
+		v, _ := floatArgs(args)
+		return nil, argumentError(v.(map[string]any), input.Schema(), err)
+	}
+	if intFormats {
+		if msg := schema.IntFormatError(args, input.Schema()); msg != "" {
+			return nil, &ArgumentError{Reason: msg}
 		}
 	}
-	v, _ := floatArgs(args)
-	return nil, argumentError(v.(map[string]any), input.Schema(), err)
+	return args, nil
 }
 
 // validateArgs validates args, reading the numbers kept exact

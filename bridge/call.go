@@ -128,7 +128,7 @@ func (c *Catalog) arguments(t *Tool, raw json.RawMessage) (map[string]any, error
 		if err != nil {
 			return nil, fmt.Errorf("input schema of %s: %w", t.plan.Label, err)
 		}
-		if args, err = checkArgs(input, args); err != nil { // argerrors.go
+		if args, err = checkArgs(input, t.input.UsesIntFormat(), args); err != nil { // argerrors.go
 			return nil, err
 		}
 	}

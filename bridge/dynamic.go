@@ -502,7 +502,7 @@ func (c *Catalog) answerMeta(_ context.Context, call *Call) *Outcome {
 	if err == nil {
 		in, rerr := call.target.input.Resolved()
 		if err = rerr; err == nil {
-			args, err = checkArgs(in, args)
+			args, err = checkArgs(in, call.target.input.UsesIntFormat(), args)
 		}
 	}
 	var v any

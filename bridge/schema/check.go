@@ -32,7 +32,7 @@ const checkMaxDepth = 128
 type checker struct {
 	defs      map[string]*jsonschema.Schema
 	regexps   map[string]*regexp.Regexp // nil value: does not compile, ignored
-	noFormats bool                      // do not assert formats (as jsonschema-go, for arguments)
+	noFormats bool                      // assert no format but the integer ranges (arguments: intFormatOK)
 }
 
 func newChecker(root *jsonschema.Schema) *checker {
@@ -308,7 +308,7 @@ func (k *checker) scalar(v any, s *jsonschema.Schema, path []string) *failure {
 	if s.Const != nil && !jsonEqual(v, *s.Const) {
 		return failKW(path, "not the const value", "const", s, v)
 	}
-	if s.Format != "" && !k.noFormats && !formatOK(s.Format, v) {
+	if s.Format != "" && (k.noFormats && !intFormatOK(s.Format, v) || !k.noFormats && !formatOK(s.Format, v)) {
 		return failKW(path, "not a valid "+s.Format, "format", s, v)
 	}
 	if n, ok := number(v); ok {

@@ -65,6 +65,9 @@ type fnode struct {
 	re                  *regexp.Regexp
 	minItems, maxItems  *int
 	minProps, maxProps  *int
+	// intFormat is an int32 or int64 format whose range a number must
+	// lie in (arguments: intFormatOK); "" for none.
+	intFormat string
 }
 
 // CompileFast returns the fast checker for root, or nil when root uses a
@@ -261,6 +264,9 @@ func (c *fastCompiler) values(n *fnode, s *jsonschema.Schema) bool {
 	n.minLen, n.maxLen = s.MinLength, s.MaxLength
 	n.minItems, n.maxItems = s.MinItems, s.MaxItems
 	n.minProps, n.maxProps = s.MinProperties, s.MaxProperties
+	if _, _, ok := intRange(s.Format); ok && c.ignoreFormat {
+		n.intFormat = s.Format
+	}
 	if s.Pattern != "" {
 		re, err := regexp.Compile(s.Pattern)
 		if err != nil {
@@ -389,8 +395,35 @@ func (n *fnode) own(data []byte, i int) (int, bool) {
 				return end, false
 			}
 		}
+		if n.intFormat != "" && !intLiteralOK(n.intFormat, data[i:end]) {
+			return end, false
+		}
 		return end, true
 	}
+}
+
+// intLiteralOK is intFormatOK for the number literal lit, without
+// allocating for a plain integer of up to 18 digits.
+func intLiteralOK(format string, lit []byte) bool {
+	digits := lit
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return intFormatOK(format, json.Number(lit))
+	}
+	var n int64
+	for _, d := range digits {
+		if d < '0' || d > '9' {
+			return intFormatOK(format, json.Number(lit))
+		}
+		n = n*10 + int64(d-'0')
+	}
+	if len(digits) < len(lit) {
+		n = -n
+	}
+	lo, hi, _ := intRange(format)
+	return n >= lo && n <= hi
 }
 
 // stringOK checks the string keywords on the value v.

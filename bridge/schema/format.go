@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"encoding/json"
 	"math"
+	"math/big"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -64,6 +66,66 @@ func formatOK(f string, v any) bool {
 		return n == math.Trunc(n) && math.Abs(n) <= 1<<53
 	}
 	return true
+}
+
+// intFormatOK reports whether v, a number, lies within the range of the
+// integer format f ("int32" or "int64"), read exactly: arguments are held
+// to it although jsonschema-go asserts no format, since an upstream that
+// reads the value into that type refuses it or wraps it around. Other
+// formats, and values that are not numbers, pass.
+func intFormatOK(f string, v any) bool {
+	lo, hi, ok := intRange(f)
+	if !ok {
+		return true
+	}
+	switch x := v.(type) {
+	case int64:
+		return x >= lo && x <= hi
+	case int:
+		return int64(x) >= lo && int64(x) <= hi
+	case float64:
+		// float64(hi) rounds up to 2^63 for int64: the bound is exclusive.
+		return x >= float64(lo) && (x <= float64(hi) && f == "int32" || x < float64(hi))
+	case json.Number:
+		return intTextOK(string(x), lo, hi)
+	}
+	return true
+}
+
+// intRange is the range of the integer format f; ok is false for other
+// formats.
+func intRange(f string) (lo, hi int64, ok bool) {
+	switch f {
+	case "int32":
+		return math.MinInt32, math.MaxInt32, true
+	case "int64":
+		return math.MinInt64, math.MaxInt64, true
+	}
+	return 0, 0, false
+}
+
+// intTextOK reports whether the JSON number literal text lies within
+// [lo, hi], exactly.
+func intTextOK(text string, lo, hi int64) bool {
+	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return n >= lo && n <= hi
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return false // beyond float64, so beyond any integer format
+	}
+	if math.Abs(f) < 1<<30 {
+		return true
+	}
+	if math.Abs(f) > 1<<64 {
+		return false
+	}
+	// Near a bound: compare exactly (the exponent is small here).
+	b, _, err := big.ParseFloat(text, 10, 256, big.ToNearestEven)
+	if err != nil {
+		return false
+	}
+	return b.Cmp(new(big.Float).SetInt64(lo)) >= 0 && b.Cmp(new(big.Float).SetInt64(hi)) <= 0
 }
 
 func stringFormatOK(f, s string) bool {
@@ -270,7 +332,15 @@ func assertedFormat(f string) bool {
 // UsesFormat reports whether s or a subschema (its $defs included)
 // declares a format the checker asserts: answers must then be checked
 // beyond what jsonschema-go validates.
-func UsesFormat(s *jsonschema.Schema) bool {
+func UsesFormat(s *jsonschema.Schema) bool { return usesFormat(s, assertedFormat) }
+
+// UsesIntFormat reports whether s or a subschema declares the format int32
+// or int64, whose ranges arguments are held to ([IntFormatError]).
+func UsesIntFormat(s *jsonschema.Schema) bool {
+	return usesFormat(s, func(f string) bool { _, _, ok := intRange(f); return ok })
+}
+
+func usesFormat(s *jsonschema.Schema, asserted func(string) bool) bool {
 	found := false
 	seen := map[*jsonschema.Schema]bool{}
 	var walk func(*jsonschema.Schema)
@@ -279,7 +349,7 @@ func UsesFormat(s *jsonschema.Schema) bool {
 			return
 		}
 		seen[s] = true
-		if assertedFormat(s.Format) {
+		if asserted(s.Format) {
 			found = true
 			return
 		}

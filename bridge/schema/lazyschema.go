@@ -18,6 +18,7 @@ type Lazy struct {
 	res     **jsonschema.Resolved
 	err     *error
 	formats *bool  // the schema declares a format the checker asserts
+	ints    *bool  // the schema declares the format int32 or int64
 	fast    **Fast // formats need the validator
 	fastIn  **Fast // formats are annotations
 	branchy *bool  // recursive through oneOf/anyOf (RecursiveChoice)
@@ -42,6 +43,7 @@ func (l *Lazy) Resolved() (*jsonschema.Resolved, error) {
 		}
 		*l.res = r
 		*l.formats = UsesFormat(&s)
+		*l.ints = UsesIntFormat(&s)
 		*l.fast = CompileFast(&s, false)
 		*l.fastIn = CompileFast(&s, true)
 		*l.branchy = RecursiveChoice(&s)
@@ -78,6 +80,16 @@ func (l *Lazy) UsesFormat() bool {
 	return *l.formats
 }
 
+// UsesIntFormat reports whether the schema declares the format int32 or
+// int64 ([UsesIntFormat]); false when there is no schema or it does not
+// resolve.
+func (l *Lazy) UsesIntFormat() bool {
+	if _, err := l.Resolved(); err != nil {
+		return false
+	}
+	return *l.ints
+}
+
 // RecursiveChoice reports whether the schema refers to itself through
 // alternatives (see the function of that name); false when there is no
 // schema or it does not resolve.
@@ -109,5 +121,5 @@ func NewLazy(raw json.RawMessage) Lazy {
 	var r *jsonschema.Resolved
 	var err error
 	var fast, fastIn *Fast
-	return Lazy{raw: raw, once: new(sync.Once), res: &r, err: &err, formats: new(bool), fast: &fast, fastIn: &fastIn, branchy: new(bool)}
+	return Lazy{raw: raw, once: new(sync.Once), res: &r, err: &err, formats: new(bool), ints: new(bool), fast: &fast, fastIn: &fastIn, branchy: new(bool)}
 }

@@ -22,7 +22,9 @@ import (
 // problem (the caller then falls back to the validator's own words).
 //
 // Formats are not asserted, as jsonschema-go does not assert them on
-// arguments: a message never blames a value the call would accept.
+// arguments (a message never blames a value the call would accept), but
+// for the ranges of int32 and int64, which the bridge holds arguments to
+// itself (see [IntFormatError]).
 func Explain(v any, root *jsonschema.Schema) string {
 	if root == nil {
 		return ""
@@ -38,6 +40,25 @@ func Explain(v any, root *jsonschema.Schema) string {
 		path = path[:len(path)-1] // the path of the property not allowed: name its object
 	}
 	return k.message(f, fieldName(v, path))
+}
+
+// IntFormatError says which number in v lies outside the range its
+// schema's format (int32, int64) allows, in [Explain]'s words; "" when
+// none does. jsonschema-go asserts no format, so arguments it accepts are
+// checked here too, for schemas with such a format ([UsesIntFormat]).
+// Where the checker finds another problem first (it reads a few keywords
+// more loosely than the validator that accepted v), v is not blamed.
+func IntFormatError(v any, root *jsonschema.Schema) string {
+	if root == nil {
+		return ""
+	}
+	k := newChecker(root)
+	k.noFormats = true
+	f := k.check(v, root, nil)
+	if f == nil || f.kw != "format" {
+		return ""
+	}
+	return k.message(f, fieldName(v, f.path))
 }
 
 // Describe says in words what a value of s must be ("an integer >= 1",
@@ -106,6 +127,14 @@ func (k *checker) message(f *failure, field string) string {
 		return subject + " must not be " + k.describe(f.s.Not, 0) + ", got " + renderValue(f.v)
 	case "false":
 		return subject + " is not allowed here"
+	case "format":
+		if lo, hi, ok := intRange(f.s.Format); ok {
+			d := k.describe(f.s, 0)
+			if d == "" {
+				d = "a number"
+			}
+			return fmt.Sprintf("%s must be %s within the %s range, %d to %d, got %s", subject, d, f.s.Format, lo, hi, renderValue(f.v))
+		}
 	}
 	d := k.describe(f.s, 0)
 	if d == "" && f.s != nil && f.s.Type == "" && len(f.s.Types) == 0 {
