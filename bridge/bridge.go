@@ -60,6 +60,10 @@ type Options struct {
 	Truncate bool
 	// MaxArgumentBytes bounds a call's arguments (JSON); 0 means 8 MiB.
 	MaxArgumentBytes int64
+	// MaxURLBytes bounds the request target (path and query) and each
+	// header line a call's arguments make; 0 means
+	// request.DefaultMaxURLBytes (8 KiB), a negative value no limit.
+	MaxURLBytes int
 	// MaxArgumentDepth bounds the nesting of arrays and objects in the
 	// arguments; 0 means 64.
 	MaxArgumentDepth int

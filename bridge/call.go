@@ -49,7 +49,7 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	if t.retry {
 		ctx = upstream.WithRetry(ctx)
 	}
-	req, err := t.plan.BuildLimit(ctx, args, c.creds, c.userAgent, c.encodedLimit(len(call.Args)))
+	req, err := t.plan.BuildLimit(ctx, args, c.creds, c.userAgent, c.encodedLimit(len(call.Args)), c.opts.MaxURLBytes)
 	if err != nil {
 		return c.fail(out, t, err)
 	}

@@ -14,6 +14,12 @@ const DefaultMaxEncodedBytes = 16 << 20
 // 431), so building one only spends memory.
 const maxQueryBytes = 1 << 20
 
+// DefaultMaxURLBytes is the longest request target (path and query) and
+// header line that [Plan.Build] lets arguments make: nginx and Apache, in
+// front of most APIs, answer 414 or 431 past 8 KiB, so a longer one is
+// refused before it is sent, with the argument that made it.
+const DefaultMaxURLBytes = 8 << 10
+
 // TooLargeError is an encoded query string or body that would pass its
 // limit. Encoding stops where it passes it, so memory stays within the
 // limit whatever the arguments: a nested value writes its key path again

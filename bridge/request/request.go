@@ -150,7 +150,7 @@ func (p *Plan) BaseURL() *url.URL { return p.base }
 // query string and the body are capped at DefaultMaxEncodedBytes (see
 // BuildLimit).
 func (p *Plan) Build(ctx context.Context, args map[string]any, creds *Prepared, userAgent string) (*http.Request, error) {
-	return p.BuildLimit(ctx, args, creds, userAgent, 0)
+	return p.BuildLimit(ctx, args, creds, userAgent, 0, 0)
 }
 
 // BuildLimit is Build with the query string the arguments write and the
@@ -158,11 +158,19 @@ func (p *Plan) Build(ctx context.Context, args map[string]any, creds *Prepared, 
 // string at 1 MiB in any case). Encoding
 // stops where a value passes the cap, and the call is refused with a
 // TooLargeError naming the argument, so that no arguments make the bridge
-// build a request far larger than themselves.
-func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepared, userAgent string, limit int) (*http.Request, error) {
+// build a request far larger than themselves. The request target (path
+// and query) and each header line the arguments write are capped at
+// maxURL bytes (0: DefaultMaxURLBytes; negative: no cap), past which
+// servers answer 414 or 431: the call is refused naming the argument that
+// wrote most of it.
+func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepared, userAgent string, limit, maxURL int) (*http.Request, error) {
 	if limit <= 0 {
 		limit = DefaultMaxEncodedBytes
 	}
+	if maxURL == 0 {
+		maxURL = DefaultMaxURLBytes
+	}
+	var widest urlShare // the argument that wrote most of the URL
 	queryLimit := min(limit, maxQueryBytes)
 	if creds == nil {
 		creds = &Prepared{}
@@ -191,6 +199,7 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 		}
 		expanded = append(expanded, span{path.Len(), path.Len() + len(enc), prm.Arg})
 		path.WriteString(enc)
+		widest.add(prm.Arg, len(enc))
 	}
 	u := *base
 	u.RawPath = path.String()
@@ -230,6 +239,7 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 			if len(query) == before && before > 0 {
 				query = query[:before-1] // nothing was written: drop the '&'
 			}
+			widest.add(prm.Arg, len(query)-before)
 		case "header":
 			if creds.headerNamed(prm.Spec.Name) {
 				// Left out of the tool when it was built (see
@@ -243,6 +253,9 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 			}
 			if strings.ContainsAny(hv, "\r\n") {
 				return nil, &ArgumentError{Field: prm.Arg, Reason: "header values must not contain line breaks"}
+			}
+			if n := len(prm.Spec.Name) + 2 + len(hv); overLimit(n, maxURL) {
+				return nil, &ArgumentError{Field: prm.Arg, Reason: fmt.Sprintf("the header %q would be %d bytes, more than the %d the bridge sends (servers commonly answer 431 Request Header Fields Too Large past 8 KiB): send a shorter value", prm.Spec.Name, n, maxURL)}
 			}
 			if hv != "" {
 				header.Set(prm.Spec.Name, hv)
@@ -296,6 +309,9 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 		query = append(query, kv...)
 	}
 	u.RawQuery = string(query)
+	if n := len(u.RawPath) + 1 + len(query); overLimit(n, maxURL) {
+		return nil, &ArgumentError{Field: widest.arg, Reason: fmt.Sprintf("the URL path and query these arguments make would be %d bytes, more than the %d the bridge sends (servers commonly answer 414 URI Too Long past 8 KiB): send shorter values or fewer items", n, maxURL)}
+	}
 
 	// Body.
 	var body []byte
@@ -358,7 +374,11 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 	req.Header["User-Agent"] = fixed[1:2:2]
 	if len(cookies) > 0 {
 		cookies = append(cookies, creds.cookies...)
-		req.Header.Set("Cookie", strings.Join(cookies, "; "))
+		line := strings.Join(cookies, "; ")
+		if n := len("Cookie: ") + len(line); overLimit(n, maxURL) {
+			return nil, &ArgumentError{Field: cookieArg(p.Params, args), Reason: fmt.Sprintf("the Cookie header these arguments make would be %d bytes, more than the %d the bridge sends (servers commonly answer 431 Request Header Fields Too Large past 8 KiB): send shorter values", n, maxURL)}
+		}
+		req.Header.Set("Cookie", line)
 	} else if len(creds.cookies) > 0 {
 		req.Header.Set("Cookie", strings.Join(creds.cookies, "; "))
 	}
@@ -512,6 +532,19 @@ func (c Credentials) Secrets() []string {
 		}
 	}
 	return out
+}
+
+// urlShare is the argument that wrote the most bytes of a URL, to be
+// named when the URL is too long.
+type urlShare struct {
+	arg string
+	n   int
+}
+
+func (w *urlShare) add(arg string, n int) {
+	if n > w.n {
+		w.arg, w.n = arg, n
+	}
 }
 
 // span is where one path parameter's encoded value sits in a raw path.

@@ -433,6 +433,7 @@ func (a *app) bridgeOptions() bridge.Options {
 		Timeout:              cfg.Timeout,
 		MaxResponseBytes:     cfg.MaxResponseBytes,
 		MaxArgumentBytes:     cfg.MaxArgumentBytes,
+		MaxURLBytes:          cfg.MaxURLBytes,
 		Truncate:             cfg.Truncate,
 		Tools:                cfg.Tools,
 		MaxDescriptionLength: cfg.MaxDescription,

@@ -78,7 +78,7 @@ func flagSection(name string) string {
 	case "config", "spec", "spec-header", "spec-timeout", "spec-allow-origin", "spec-max-bytes", "strict",
 		"whitelist", "all-operations", "server-variables":
 		return secSpec
-	case "timeout", "retries", "max-response-bytes", "truncate", "max-argument-bytes", "max-concurrency", "max-queue",
+	case "timeout", "retries", "max-response-bytes", "truncate", "max-argument-bytes", "max-url-bytes", "max-concurrency", "max-queue",
 		"log-arguments", "quota", "quota-fail", "redis-url", "redis-prefix", "otel":
 		return secCalls
 	case "spec-refresh", "metrics-listen", "rest", "max-message-bytes", "max-json-depth", "read-timeout", "idle-timeout",

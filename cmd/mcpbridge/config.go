@@ -55,6 +55,7 @@ type Config struct {
 	MaxResponseBytes   int64         `mapstructure:"max-response-bytes"`
 	MaxOutputSchema    int           `mapstructure:"max-output-schema-bytes"`
 	MaxArgumentBytes   int64         `mapstructure:"max-argument-bytes"`
+	MaxURLBytes        int           `mapstructure:"max-url-bytes"`
 	Truncate           bool          `mapstructure:"truncate"`
 	MaxConcurrency     int           `mapstructure:"max-concurrency"`
 	MaxQueue           int           `mapstructure:"max-queue"`
@@ -193,6 +194,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Int64("max-response-bytes", 4<<20, "size limit for an upstream response body")
 	fs.Bool("truncate", true, "an answer over --max-response-bytes becomes a truncated result (JSON arrays keep the items that fit) instead of an error")
 	fs.Int64("max-argument-bytes", 8<<20, "largest tool-call arguments accepted (JSON bytes)")
+	fs.Int("max-url-bytes", 8<<10, "longest URL path and query, and header line, a call's arguments may make; servers commonly answer 414/431 past 8 KiB (-1: no limit)")
 	fs.Int("max-concurrency", 64, "upstream calls in flight at once; more wait in a queue (-1: no limit)")
 	fs.Int("max-queue", 256, "calls waiting for a free slot; beyond, a call is refused as busy (0: no queue)")
 	fs.Int("max-description-length", 0, "trim tool descriptions to this many bytes at a word boundary (0: no limit)")
@@ -592,6 +594,9 @@ func (c *Config) Validate(cmd string) error {
 	}
 	if c.MaxOutputSchema < -1 {
 		add("--max-output-schema-bytes must be -1 (no limit), 0 (no output schemas) or positive, not %d", c.MaxOutputSchema)
+	}
+	if c.MaxURLBytes < -1 || c.MaxURLBytes == 0 {
+		add("--max-url-bytes must be -1 (no limit) or positive, not %d", c.MaxURLBytes)
 	}
 	if c.MaxProblems <= 0 {
 		add("--max-problems must be positive, not %d", c.MaxProblems)
