@@ -252,6 +252,10 @@ func TestDotSegmentRefused(t *testing.T) {
 		{"p2", "."}, {"p2", "/"}, // label: ".%2E" and ".%2F"
 		{"p4", ".."},
 		{"rest", "a/../b"}, {"rest", "a/./b"},
+		// Compatibility forms that NFKC makes dots and slashes: fullwidth
+		// and small full stops, the one- and two-dot leaders, fullwidth
+		// solidi.
+		{"p1", "\uff0e\uff0e"}, {"p1", "\u2025"}, {"p1", "\ufe52"}, {"p1", "a\uff0f\u2024\u2024"}, {"p1", "\u2025\uff3cx"},
 	} {
 		for _, p := range fuzzPlans(t) {
 			args := maps.Clone(ok)
@@ -273,7 +277,7 @@ func TestDotSegmentRefused(t *testing.T) {
 	// Dots that form no segment of their own pass, "..." included (a
 	// label-style "..": ".%2E%2E"), and so does a percent sign that only
 	// looks like an escaped dot (sent as %252e).
-	for _, v := range []string{"a.b", "...", "..a", "a..", ".x", "%2e%2e"} {
+	for _, v := range []string{"a.b", "...", "..a", "a..", ".x", "%2e%2e", "\u2026", "\uff0e\uff0ex", "caf\u00e9"} {
 		args := maps.Clone(ok)
 		args["p1"], args["p2"], args["rest"] = v, v, "x/"+v
 		if _, err := fuzzPlans(t)[0].Build(t.Context(), args, nil, "t"); err != nil {

@@ -11,6 +11,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // BodyArg is the input-schema property that carries the request body.
@@ -204,7 +207,7 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 	u := *base
 	u.RawPath = path.String()
 	if arg := dotSegment(u.RawPath, expanded); arg != "" {
-		return nil, &ArgumentError{Field: arg, Reason: `the value would make a path segment "." or ".." (once %2E, %2F and %5C are decoded, as many servers do before normalizing), which could reach another endpoint`}
+		return nil, &ArgumentError{Field: arg, Reason: `the value would make a path segment "." or ".." (once %2E, %2F and %5C are decoded, as many servers do before normalizing, or fullwidth dots and slashes read as ASCII, as servers that normalize Unicode do), which could reach another endpoint`}
 	}
 	unescaped, err := url.PathUnescape(u.RawPath)
 	if err != nil {
@@ -585,13 +588,29 @@ func dotSegment(raw string, expanded []span) string {
 }
 
 // dotty reports whether a raw segment, decoded, has a piece (split at '/'
-// and '\\') that is "." or "..".
+// and '\\') that is "." or "..", read as is or in NFKC, which makes
+// fullwidth dots and slashes and the dot leaders ("．．", "‥", "／")
+// ASCII, as servers that normalize Unicode before routing read them.
 func dotty(seg string) bool {
 	dec, err := url.PathUnescape(seg)
 	if err != nil {
 		dec = seg
 	}
-	for _, piece := range strings.FieldsFunc(dec, func(r rune) bool { return r == '/' || r == '\\' }) {
+	if dotPiece(dec) {
+		return true
+	}
+	for i := 0; i < len(dec); i++ {
+		if dec[i] >= utf8.RuneSelf {
+			return dotPiece(norm.NFKC.String(dec))
+		}
+	}
+	return false
+}
+
+// dotPiece reports whether s has a piece (split at '/' and '\\') that is
+// "." or "..".
+func dotPiece(s string) bool {
+	for _, piece := range strings.FieldsFunc(s, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if piece == "." || piece == ".." {
 			return true
 		}
