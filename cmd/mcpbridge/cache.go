@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -31,6 +32,13 @@ import (
 // truncated entry is ignored and rewritten). A checksum, not a digest: who
 // can write the cache directory can write any entry, digest or not, and
 // SHA-256 over GitHub's entry was ~5% of a restart's CPU.
+//
+// Writing an entry prunes the directory (pruneCache): entries and index
+// entries unused for cacheUnusedAge (those of older binaries, specs or
+// options; a hit marks its entry used) and temporary files of writes
+// killed more than cacheTmpAge ago. Replicas may share the directory, so
+// nothing recent goes: at worst a process misses an entry pruned under it
+// and rebuilds it.
 //
 // The key covers the root spec document; an entry also lists the documents
 // the spec's $refs pulled in (location and SHA-256), and a hit counts only
@@ -155,6 +163,10 @@ func (a *app) loadCached(ctx context.Context, key string, opts bridge.Options, l
 		a.log.Warn("tool cache entry unusable; rebuilding", zap.String("key", key), zap.Error(err))
 		return nil, nil
 	}
+	// Mark the entry used, so that pruning keeps it (a read-only cache
+	// directory is not pruned either).
+	now := time.Now()
+	_ = os.Chtimes(filepath.Join(dir, key+".tools"), now, now)
 	return c, refs
 }
 
@@ -163,7 +175,80 @@ func (a *app) loadCached(ctx context.Context, key string, opts bridge.Options, l
 func (a *app) storeCached(key string, c *bridge.Catalog, refs []specloader.Ref) {
 	if err := a.writeCache(key, c, refs); err != nil {
 		a.log.Warn("tool cache not written", zap.Error(err))
+		return
 	}
+	if dir, err := a.cacheDir(); err == nil {
+		a.pruneCache(dir, time.Now())
+	}
+}
+
+// How long the cache keeps what it no longer uses: an entry or index entry
+// not used (written, or restored from) for cacheUnusedAge, and a temporary
+// file cacheTmpAge after its write began (a write takes milliseconds; one
+// that old was killed).
+const (
+	cacheUnusedAge = 7 * 24 * time.Hour
+	cacheTmpAge    = 15 * time.Minute
+)
+
+// pruneCache removes from dir the cache's own files (cacheFileAge) that
+// are stale at now; failures only log. Files of other names are left
+// alone: --cache-dir may name a directory that is not the cache's alone.
+func (a *app) pruneCache(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		a.log.Debug("tool cache not pruned", zap.Error(err))
+		return
+	}
+	removed := 0
+	for _, e := range entries {
+		maxAge := cacheFileAge(e.Name())
+		if maxAge == 0 || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) <= maxAge {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) { // another process pruned it first
+				a.log.Debug("tool cache file not pruned", zap.Error(err))
+			}
+			continue
+		}
+		removed++
+	}
+	if removed > 0 {
+		a.log.Debug("tool cache pruned", zap.Int("files", removed))
+	}
+}
+
+// cacheFileAge is how long the cache keeps its file named name unused, or
+// 0 for a name the cache does not write: KEY.tools, KEY.spec, and their
+// temporary files KEY.tools.RANDOM.tmp and KEY.spec.RANDOM.tmp, KEY being
+// 32 lowercase hexadecimal digits.
+func cacheFileAge(name string) time.Duration {
+	const keyLen = 32
+	if len(name) <= keyLen || strings.Trim(name[:keyLen], "0123456789abcdef") != "" {
+		return 0
+	}
+	rest := name[keyLen:]
+	tmp := strings.HasSuffix(rest, ".tmp")
+	if tmp {
+		rest = strings.TrimSuffix(rest, ".tmp")
+		i := strings.LastIndexByte(rest, '.')
+		if i < 0 || strings.Trim(rest[i+1:], "0123456789") != "" || i == len(rest)-1 {
+			return 0
+		}
+		rest = rest[:i]
+	}
+	if rest != ".tools" && rest != ".spec" {
+		return 0
+	}
+	if tmp {
+		return cacheTmpAge
+	}
+	return cacheUnusedAge
 }
 
 func (a *app) writeCache(key string, c *bridge.Catalog, refs []specloader.Ref) error {
@@ -259,6 +344,8 @@ func (a *app) knownSpec() specloader.Validator {
 	if err != nil {
 		return specloader.Validator{}
 	}
+	now := time.Now() // used: pruning keeps it
+	_ = os.Chtimes(path, now, now)
 	return specloader.RestoreValidator(a.cfg.Spec, data)
 }
 

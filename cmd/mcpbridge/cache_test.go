@@ -143,3 +143,80 @@ paths:
       responses: {"200": {description: ok}}
 `
 }
+
+// TestCachePrunesStaleFiles: writing an entry removes the cache's own
+// files left unused for cacheUnusedAge (entries of older binaries or
+// specs, index entries of sources no longer served) and temporary files
+// of writes killed cacheTmpAge ago; it keeps recent ones (another process
+// may be writing or about to read them) and files that are not the
+// cache's. A hit marks its entry used.
+func TestCachePrunesStaleFiles(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "openapi.yaml")
+	if err := os.WriteFile(spec, []byte(petSpec(`{type: object}`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, "cache")
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	hex := strings.Repeat("ab", 16)
+	files := map[string]time.Duration{ // name → age
+		"0" + hex[1:] + ".tools":           cacheUnusedAge + time.Hour,    // pruned
+		"1" + hex[1:] + ".tools":           cacheUnusedAge - time.Hour,    // kept
+		"2" + hex[1:] + ".spec":            cacheUnusedAge + time.Hour,    // pruned
+		"3" + hex[1:] + ".tools.12345.tmp": cacheTmpAge + time.Minute,     // pruned
+		"4" + hex[1:] + ".spec.678.tmp":    cacheTmpAge + time.Minute,     // pruned
+		"5" + hex[1:] + ".tools.9.tmp":     cacheTmpAge - time.Minute,     // kept: a write under way
+		"notes.txt":                        cacheUnusedAge + 24*time.Hour, // kept: not the cache's
+		"x" + hex[1:] + ".tools":           cacheUnusedAge + time.Hour,    // kept: not a key
+		"6" + hex[1:] + ".tools.backup":    cacheUnusedAge + time.Hour,    // kept: not the cache's
+		"7" + hex[1:] + hex[1:] + ".tools": cacheUnusedAge + time.Hour,    // kept: not a key
+	}
+	for name, age := range files {
+		p := filepath.Join(cache, name)
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-age)
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := serveApp(t, "--spec", spec, "--all-operations", "--cache-dir", cache)
+	firstSchema(t, a, false)
+	for name, age := range files {
+		_, err := os.Stat(filepath.Join(cache, name))
+		pruned := (strings.HasSuffix(name, ".tmp") && age > cacheTmpAge) ||
+			(!strings.HasSuffix(name, ".tmp") && age > cacheUnusedAge && name[0] != 'x' && name[0] != '6' && name[0] != '7' && name != "notes.txt")
+		if pruned != os.IsNotExist(err) {
+			t.Errorf("%s (age %s): pruned = %v; want %v (stat: %v)", name, age, os.IsNotExist(err), pruned, err)
+		}
+	}
+	// The entry just written, used long ago, is marked used by a hit.
+	written, _ := filepath.Glob(filepath.Join(cache, "*.tools"))
+	entry := ""
+	for _, p := range written {
+		if st, err := os.Stat(p); err == nil && time.Since(st.ModTime()) < time.Hour {
+			entry = p
+		}
+	}
+	index, err := a.specIndexPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-cacheUnusedAge + time.Hour)
+	for _, p := range []string{entry, index} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	firstSchema(t, a, true)
+	for _, p := range []string{entry, index} {
+		if st, err := os.Stat(p); err != nil {
+			t.Error(err)
+		} else if time.Since(st.ModTime()) > time.Hour {
+			t.Errorf("a hit did not mark %s used: modified %s", filepath.Base(p), st.ModTime())
+		}
+	}
+}
