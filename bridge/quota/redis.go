@@ -49,7 +49,10 @@ func NewRedisStore(client redis.UniversalClient, prefix string) *RedisStore {
 
 // Allow implements [Store]: Rate = Burst = l.Calls per l.Period. It gives
 // up after DefaultRedisTimeout (or ctx), and fails when Redis cannot be
-// reached or answers garbage, or for an invalid limit.
+// reached or answers garbage, or for an invalid limit. A check that gave
+// up after its script reached a Redis that was only slow still counts:
+// Redis runs the script when it catches up, and nothing can take it back
+// (a compensating call could not tell whether the first one ran).
 func (s *RedisStore) Allow(ctx context.Context, key string, l Limit) (bool, time.Duration, error) {
 	if err := l.Validate(); err != nil || l.IsZero() {
 		if err == nil {
@@ -85,9 +88,18 @@ func (s *RedisStore) allow(ctx context.Context, key string, l redis_rate.Limit) 
 
 // The Redis client settings [NewRedisClient] applies where the URL leaves
 // them unset: a Redis that is down or slow costs a call little time.
+//
+// An answer is awaited as long as the whole check may last
+// (RedisReadTimeout): go-redis sends a command whose answer timed out
+// again on another connection, and Redis, once it catches up, runs both,
+// so a refused call spent two calls of the caller's quota. With the read
+// bounded by the check's own deadline, the retry's backoff outlives it and
+// nothing is sent twice. A failed dial or write is still retried: Redis
+// never got that command.
 const (
 	RedisDialTimeout = time.Second
-	RedisIOTimeout   = 500 * time.Millisecond
+	RedisIOTimeout   = 500 * time.Millisecond // writing a command
+	RedisReadTimeout = DefaultRedisTimeout
 	RedisMaxRetries  = 1
 )
 
@@ -95,7 +107,9 @@ const (
 // ("redis://[user:password@]host:6379/0", "rediss://..." for TLS; query
 // parameters such as dial_timeout=2s as go-redis's ParseURL reads them).
 // Where the URL sets no timeouts or retries it applies RedisDialTimeout,
-// RedisIOTimeout and RedisMaxRetries, honours the call's deadline, and
+// RedisIOTimeout, RedisReadTimeout and RedisMaxRetries (a read_timeout
+// shorter than DefaultRedisTimeout lets a late script run twice), honours
+// the call's deadline, and
 // tries each dial once. It does not connect: go-redis dials on first use,
 // so a Redis down at startup is a store error on the first calls, not a
 // startup failure. An error never repeats the URL, which may hold a
@@ -113,7 +127,7 @@ func NewRedisClient(rawURL string) (*redis.Client, error) {
 		opts.DialTimeout = RedisDialTimeout
 	}
 	if opts.ReadTimeout == 0 {
-		opts.ReadTimeout = RedisIOTimeout
+		opts.ReadTimeout = RedisReadTimeout
 	}
 	if opts.WriteTimeout == 0 {
 		opts.WriteTimeout = RedisIOTimeout

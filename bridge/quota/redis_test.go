@@ -3,6 +3,7 @@ package quota_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -218,7 +219,7 @@ func TestNewRedisClient(t *testing.T) {
 	}
 	defer c.Close()
 	o := c.Options()
-	if o.DB != 2 || o.DialTimeout != 3*time.Second || o.ReadTimeout != quota.RedisIOTimeout || o.MaxRetries != quota.RedisMaxRetries || !o.ContextTimeoutEnabled {
+	if o.DB != 2 || o.DialTimeout != 3*time.Second || o.ReadTimeout != quota.RedisReadTimeout || o.WriteTimeout != quota.RedisIOTimeout || o.MaxRetries != quota.RedisMaxRetries || !o.ContextTimeoutEnabled {
 		t.Errorf("options DB=%d dial=%v read=%v retries=%d ctx=%v", o.DB, o.DialTimeout, o.ReadTimeout, o.MaxRetries, o.ContextTimeoutEnabled)
 	}
 	for _, bad := range []string{"http://u:hunter2@host", "redis://u:hunter2@host:6379/x", "redis://u:hunter2@ho st", "redis://u:hunter2@host/0?bogus=1"} {
@@ -350,5 +351,61 @@ func TestRedisGarbageReply(t *testing.T) {
 				t.Errorf("Allow = %v, %v; want an error", ok, err)
 			}
 		})
+	}
+}
+
+// TestRedisSlowAnswerCountsOnce: a check that gives up because Redis is
+// busy past DefaultRedisTimeout has sent its script, which Redis runs once
+// it catches up, so the refused call spends one call of the quota (as
+// documented); go-redis must not also send it again on another connection
+// after a read timeout, which spent two.
+func TestRedisSlowAnswerCountsOnce(t *testing.T) {
+	r := startRedis(t)
+	client, err := quota.NewRedisClient(r.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	admin := redis.NewClient(&redis.Options{Addr: r.addr()})
+	defer admin.Close()
+	s := quota.NewRedisStore(client, uniquePrefix(t))
+	l := quota.Limit{Calls: 5, Period: time.Hour}
+	// The script loaded, and idle connections in the pool, as a busy
+	// bridge has them.
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if _, _, err := s.Allow(t.Context(), "bob", quota.Limit{Calls: 100, Period: time.Hour}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	// Redis busy with a script for 2.5 s reads nothing meanwhile, then
+	// runs what arrived.
+	busy := make(chan error, 1)
+	go func() {
+		busy <- admin.Eval(context.Background(), `local function now() local t = redis.call("TIME") return t[1]*1000000 + t[2] end
+			local e = now() + 2500000 while now() < e do end return 1`, nil).Err()
+	}()
+	time.Sleep(200 * time.Millisecond)
+	if ok, _, err := s.Allow(t.Context(), "alice", l); err == nil {
+		t.Fatalf("Allow answered (%v) while Redis was busy", ok)
+	}
+	if err := <-busy; err != nil {
+		t.Fatal(err)
+	}
+	allowed := 0
+	for range l.Calls + 2 {
+		ok, _, err := s.Allow(t.Context(), "alice", l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			allowed++
+		}
+	}
+	if spent := l.Calls - allowed; spent > 1 {
+		t.Errorf("the refused check spent %d calls of the quota; want at most 1", spent)
 	}
 }
