@@ -29,12 +29,17 @@ const (
 	Denied                 // access control refused the call
 	RateLimited            // a quota or rate limit refused the call
 	Redirected             // the upstream redirected somewhere the bridge does not follow
+
+	// QuotaUnavailable: the quota store failed or refused the limit, and
+	// quota-fail is closed; not Unavailable, which is the upstream's.
+	QuotaUnavailable
 )
 
 var kindLabels = [...]string{
 	OK: "ok", ToolError: "tool_error", BadArguments: "bad_arguments", Upstream4xx: "upstream_4xx",
 	Upstream5xx: "upstream_5xx", Timeout: "timeout", Unavailable: "unavailable", TooLarge: "too_large",
 	Busy: "busy", Denied: "denied", RateLimited: "rate_limited", Redirected: "redirected",
+	QuotaUnavailable: "quota_unavailable",
 }
 
 // String is the kind's stable label ("ok", "bad_arguments", ...).

@@ -627,6 +627,8 @@ func TestErrorKindLabels(t *testing.T) {
 		bridge.Denied:       "denied",
 		bridge.RateLimited:  "rate_limited",
 		bridge.Redirected:   "redirected",
+
+		bridge.QuotaUnavailable: "quota_unavailable",
 	}
 	got := map[bridge.ErrorKind]string{}
 	for _, k := range bridge.ErrorKinds() {

@@ -44,7 +44,7 @@ const maxLoggedErrors = 16
 // calls per PERIOD; retry in Xs", retryAfter).
 //
 // When the store fails, the call passes uncounted if opts.FailOpen, and is
-// otherwise refused as bridge.Reject(bridge.Unavailable, "quota store
+// otherwise refused as bridge.Reject(bridge.QuotaUnavailable, "quota store
 // unreachable; call refused (quota-fail closed)", 0); a limit the store
 // refuses as invalid (see [Limit.Validate]; cmd validates the Policy
 // first) is treated the same way, with "quota misconfigured". Each call
@@ -108,7 +108,7 @@ func (q *quota) check(ctx context.Context, c *bridge.Call) *bridge.Outcome {
 		if errors.Is(err, ErrInvalidLimit) {
 			msg = msgMisconfigured
 		}
-		out := bridge.Reject(bridge.Unavailable, msg, 0)
+		out := bridge.Reject(bridge.QuotaUnavailable, msg, 0)
 		out.Detail = msg + ": " + err.Error()
 		return out
 	}

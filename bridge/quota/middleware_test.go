@@ -230,7 +230,7 @@ func TestQuotaStoreFailure(t *testing.T) {
 					wantOK(t, o, "fail open")
 					continue
 				}
-				if o.Kind != bridge.Unavailable || !o.Result.IsError || text(o) != "quota store unreachable; call refused (quota-fail closed)" {
+				if o.Kind.String() != "quota_unavailable" || !o.Result.IsError || text(o) != "quota store unreachable; call refused (quota-fail closed)" {
 					t.Fatalf("fail closed: outcome %v %q", o.Kind, text(o))
 				}
 				if !strings.Contains(o.Detail, "connection refused") {
@@ -334,7 +334,7 @@ func TestQuotaCallCancelled(t *testing.T) {
 func TestQuotaInvalidLimit(t *testing.T) {
 	u := newUpstream(t)
 	rt := bridge.NewRuntime(catalog(t, u), quota.Middleware(quota.Policy{Default: quota.Limit{Calls: 5}}, quota.NewMemoryStore(), quota.Options{}))
-	if o := call(t, rt, "echo", key1); o.Kind != bridge.Unavailable || text(o) != "quota misconfigured; call refused (quota-fail closed)" {
+	if o := call(t, rt, "echo", key1); o.Kind.String() != "quota_unavailable" || text(o) != "quota misconfigured; call refused (quota-fail closed)" {
 		t.Errorf("invalid limit: %v %q", o.Kind, text(o))
 	}
 }

@@ -180,7 +180,7 @@ func TestRedisOutage(t *testing.T) {
 	for i := range 5 {
 		start := time.Now()
 		o := call(t, closed, "echo", key1)
-		if o.Kind != bridge.Unavailable || text(o) != "quota store unreachable; call refused (quota-fail closed)" {
+		if o.Kind.String() != "quota_unavailable" || text(o) != "quota store unreachable; call refused (quota-fail closed)" {
 			t.Fatalf("fail closed, call %d with redis down: %v %q", i+1, o.Kind, text(o))
 		}
 		if took := time.Since(start); took > 2*time.Second {
