@@ -37,8 +37,11 @@ type RedisStore struct {
 
 // NewRedisStore counts in client under prefix ("" means
 // DefaultRedisPrefix). redis_rate adds its own "rate:" in front, so the
-// key of a caller is "rate:" + prefix + BucketKey, e.g.
-// "rate:mcpbridge:quota:api-key:0". client may be a *redis.Client, a
+// key of a caller is "rate:" + prefix + Limit + ":" + BucketKey, e.g.
+// "rate:mcpbridge:quota:100/1h:api-key:0". The limit is part of the key
+// because Redis keeps a count across restarts and replicas may differ
+// during a rollout: a count spent under 100/1h read under 10/1m made the
+// caller wait up to the hour. client may be a *redis.Client, a
 // *redis.ClusterClient or a failover client; the store does not close it.
 func NewRedisStore(client redis.UniversalClient, prefix string) *RedisStore {
 	if prefix == "" {
@@ -62,7 +65,7 @@ func (s *RedisStore) Allow(ctx context.Context, key string, l Limit) (bool, time
 	}
 	ctx, cancel := context.WithTimeout(ctx, DefaultRedisTimeout)
 	defer cancel()
-	res, err := s.allow(ctx, s.prefix+key, redis_rate.Limit{Rate: l.Calls, Burst: l.Calls, Period: l.Period})
+	res, err := s.allow(ctx, s.prefix+l.String()+":"+key, redis_rate.Limit{Rate: l.Calls, Burst: l.Calls, Period: l.Period})
 	if err != nil {
 		return false, 0, fmt.Errorf("redis quota check: %w", err)
 	}

@@ -145,7 +145,7 @@ func TestRedisReplicasShareLimit(t *testing.T) {
 	// The key is where the documentation says, and expires.
 	probe := redis.NewClient(&redis.Options{Addr: r.addr()})
 	defer probe.Close()
-	key := "rate:" + prefix + "api-key:1"
+	key := "rate:" + prefix + "6/1m:api-key:1"
 	if ttl, err := probe.PTTL(t.Context(), key).Result(); err != nil || ttl <= 0 || ttl > l.Period {
 		t.Errorf("PTTL(%s) = %v, %v; want an expiry within the period", key, ttl, err)
 	}
@@ -202,7 +202,7 @@ func TestRedisOutage(t *testing.T) {
 		call(t, open, "echo", key1)
 		probe := redis.NewClient(&redis.Options{Addr: r.addr()})
 		defer probe.Close()
-		return probe.Exists(t.Context(), "rate:"+prefix+"api-key:1").Val() == 1
+		return probe.Exists(t.Context(), "rate:"+prefix+"100/1m:api-key:1").Val() == 1
 	})
 	if n := logs.FilterMessage("quota store works again").Len(); n != 2 {
 		t.Errorf("%d recovery lines, want one per replica", n)
@@ -407,5 +407,34 @@ func TestRedisSlowAnswerCountsOnce(t *testing.T) {
 	}
 	if spent := l.Calls - allowed; spent > 1 {
 		t.Errorf("the refused check spent %d calls of the quota; want at most 1", spent)
+	}
+}
+
+// TestRedisChangedLimit: a caller's count under one limit does not carry
+// into another (a restart or a replica with a new quota, Redis keeping the
+// counts): a caller that spent 40 calls of 100/1h, now under 10/1m, was
+// told to retry in 23 minutes, though 10/1m never makes one wait more than
+// 6 s. Each limit counts apart.
+func TestRedisChangedLimit(t *testing.T) {
+	r := startRedis(t)
+	client, err := quota.NewRedisClient(r.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	s := quota.NewRedisStore(client, uniquePrefix(t))
+	old, cur := quota.Limit{Calls: 100, Period: time.Hour}, quota.Limit{Calls: 10, Period: time.Minute}
+	for i := range 40 {
+		if ok, _, err := s.Allow(t.Context(), "alice", old); err != nil || !ok {
+			t.Fatalf("call %d under %v: %v, %v", i+1, old, ok, err)
+		}
+	}
+	for i := range cur.Calls {
+		if ok, retry, err := s.Allow(t.Context(), "alice", cur); err != nil || !ok {
+			t.Fatalf("call %d under %v: allowed %v, retry in %v, %v", i+1, cur, ok, retry, err)
+		}
+	}
+	if ok, retry, err := s.Allow(t.Context(), "alice", cur); err != nil || ok || retry > cur.Period/time.Duration(cur.Calls) {
+		t.Errorf("call %d under %v: allowed %v, retry in %v, %v", cur.Calls+1, cur, ok, retry, err)
 	}
 }
