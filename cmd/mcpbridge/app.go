@@ -246,8 +246,14 @@ func (a *app) middlewares() ([]bridge.Middleware, error) {
 // this process otherwise; nil when no quota is configured.
 func (a *app) quotaMiddleware() (bridge.Middleware, error) {
 	p, err := a.cfg.quotaPolicy()
-	if err != nil || !p.Enabled() {
+	if err != nil {
 		return nil, err
+	}
+	if !p.Enabled() {
+		if a.cfg.RedisURL != "" {
+			a.log.Warn("--redis-url is set but no quota is (--quota or quota-identities): calls are not counted")
+		}
+		return nil, nil
 	}
 	var store quota.Store = quota.NewMemoryStore()
 	if a.cfg.RedisURL != "" {

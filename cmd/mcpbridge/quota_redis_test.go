@@ -1,15 +1,20 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // TestQuotaSharedByTwoProcesses runs two real bridge processes against one
@@ -76,5 +81,26 @@ func TestQuotaSharedByTwoProcesses(t *testing.T) {
 	other := startHTTPProc(t, "other", append(args, "--redis-prefix", "other-deployment:")...)
 	if _, err := call(session(other), "opA"); err != nil {
 		t.Errorf("a deployment with its own --redis-prefix was refused: %v", err)
+	}
+}
+
+// TestRedisURLWithoutQuotaWarns: --redis-url without a quota counts
+// nothing (no quota is configured); an operator who set it and forgot
+// --quota is told so instead of serving every caller unlimited in silence.
+func TestRedisURLWithoutQuotaWarns(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	writeFile(t, spec, opsSpec(nil, "opA"))
+	a := serveApp(t, "--spec", spec, "--all-operations", "--redis-url", "redis://:hunter2@127.0.0.1:1/0")
+	core, logs := observer.New(zapcore.WarnLevel)
+	a.log = zap.New(core)
+	mw, err := a.quotaMiddleware()
+	if err != nil || mw != nil {
+		t.Fatalf("quotaMiddleware() = %v, %v; want no middleware", mw != nil, err)
+	}
+	if logs.Len() != 1 {
+		t.Fatalf("%d WARN lines, want 1: %v", logs.Len(), logs.All())
+	}
+	if line := fmt.Sprint(logs.All()[0].Message, logs.All()[0].Context); strings.Contains(line, "hunter2") {
+		t.Errorf("the warning holds the password: %s", line)
 	}
 }
