@@ -381,14 +381,16 @@ func TestRedisSlowAnswerCountsOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	// Redis busy with a script for 2.5 s reads nothing meanwhile, then
+	// Redis busy with a script for 3 s reads nothing meanwhile, then
 	// runs what arrived.
 	busy := make(chan error, 1)
 	go func() {
 		busy <- admin.Eval(context.Background(), `local function now() local t = redis.call("TIME") return t[1]*1000000 + t[2] end
-			local e = now() + 2500000 while now() < e do end return 1`, nil).Err()
+			local e = now() + 3000000 while now() < e do end return 1`, nil).Err()
 	}()
-	time.Sleep(200 * time.Millisecond)
+	probe := redis.NewClient(&redis.Options{Addr: r.addr(), MaxRetries: -1, ReadTimeout: 50 * time.Millisecond})
+	defer probe.Close()
+	eventually(t, 2*time.Second, "Redis busy", func() bool { return probe.Ping(t.Context()).Err() != nil })
 	if ok, _, err := s.Allow(t.Context(), "alice", l); err == nil {
 		t.Fatalf("Allow answered (%v) while Redis was busy", ok)
 	}
