@@ -208,6 +208,10 @@ func (h *handler) run(ctx context.Context, c *bridge.Call) (out *bridge.Outcome,
 	switch out.Kind {
 	case bridge.RateLimited, bridge.Busy:
 		return out, http.StatusTooManyRequests, ""
+	case bridge.QuotaUnavailable:
+		// The quota store failed and quota-fail is closed: the call did
+		// not happen, through no fault of the request.
+		return out, http.StatusServiceUnavailable, ""
 	case bridge.Denied:
 		if t.Builtin() {
 			// call_operation naming an operation hidden from the caller:

@@ -202,6 +202,32 @@ func TestRateLimited429(t *testing.T) {
 	}
 }
 
+// A call refused because the quota store failed (quota-fail closed) did
+// not happen: 503, not a 200 holding isError.
+func TestQuotaUnavailable503(t *testing.T) {
+	deny := func(bridge.Invoker) bridge.Invoker {
+		return bridge.InvokerFunc(func(context.Context, *bridge.Call) (*bridge.Outcome, error) {
+			return bridge.Reject(bridge.QuotaUnavailable, "quota store unavailable", 0), nil
+		})
+	}
+	srv := httptest.NewServer(rest.Handler(newRuntime(t, deny), rest.Options{}))
+	defer srv.Close()
+	status, _, body := do(t, srv, "POST", "/api/tools/getItem", `{"id":1}`)
+	if status != 503 || !strings.Contains(body, "quota store unavailable") || !strings.Contains(body, `"isError":true`) {
+		t.Errorf("got %d %s; want 503 with the isError result", status, body)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/api/tools/getItem", strings.NewReader(`{"id":1}`))
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 503 {
+		t.Errorf("streamed: %d; want 503 before any event", resp.StatusCode)
+	}
+}
+
 func TestStream(t *testing.T) {
 	srv := httptest.NewServer(rest.Handler(newRuntime(t), rest.Options{}))
 	defer srv.Close()
