@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sjson "github.com/segmentio/encoding/json"
 )
 
 // checkBody buffers a POST body of at most max bytes and rejects, before
@@ -68,7 +69,8 @@ func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) htt
 // go-sdk would decode it, so that what go-sdk would refuse (or, over stdio,
 // die on) is answered here instead. It returns batch for a JSON array (whose
 // elements it does not check), the decoded message for an object, or a
-// JSON-RPC error code and message.
+// JSON-RPC error code and message. With the code, msg may be the decoded
+// message when its id is the one to answer under.
 //
 // The nesting depth is checked first, with a byte scan that allocates
 // nothing, so a deeply nested message is never handed to a decoder.
@@ -91,7 +93,22 @@ func inspectMessage(data []byte, maxDepth int) (msg jsonrpc.Message, batch bool,
 		if err != nil {
 			return nil, false, jsonrpc.CodeInvalidRequest, "Invalid Request: " + err.Error()
 		}
-		if !exactID(data) {
+		id := rawID(data)
+		switch m := m.(type) {
+		case *jsonrpc.Request:
+			if !m.ID.IsValid() && id != nil {
+				// go-sdk takes "id":null for no id, a notification, and
+				// answers nothing (or, over HTTP, in plain text).
+				return nil, false, jsonrpc.CodeInvalidRequest, "Invalid Request: an id must be a string or an integer, not null (a notification has no id)"
+			}
+		case *jsonrpc.Response:
+			if m.Result == nil && m.Error == nil {
+				// Neither a request nor a response: go-sdk drops it as the
+				// answer to no call of its own, and the client waits.
+				return m, false, jsonrpc.CodeInvalidRequest, "Invalid Request: a message with an id needs a method (a request), or a result or an error (a response)"
+			}
+		}
+		if !exactID(id) {
 			// go-sdk reads a numeric id through a float64 into an int64
 			// (1.5 as 1, 2^53+1 as 2^53, 2^64 as -2^63) and would answer
 			// under another id than the one sent.
@@ -103,20 +120,30 @@ func inspectMessage(data []byte, maxDepth int) (msg jsonrpc.Message, batch bool,
 	}
 }
 
-// exactID reports whether the id of the message in data, if it has a
-// numeric one, is an integer literal go-sdk reads exactly (|n| <= 2^53). Only the general path
-// asks (plainRequest takes plain integer ids itself).
-func exactID(data []byte) bool {
+// rawID returns the id of the message in data as written (`null` for an
+// explicit null), nil when it has none. It reads the keys as go-sdk does:
+// with segmentio's decoder, case-sensitively, the last of repeated keys.
+func rawID(data []byte) json.RawMessage {
 	var probe struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(data, &probe) != nil || len(probe.ID) == 0 {
-		return true // no id, or the decoder's error stands
+	if _, err := sjson.Parse(data, &probe, sjson.DontMatchCaseInsensitiveStructFields); err != nil {
+		return nil // the decoder's error stands
 	}
-	switch c := probe.ID[0]; {
+	return probe.ID
+}
+
+// exactID reports whether id (rawID), if it is a number, is an integer
+// literal go-sdk reads exactly (|n| <= 2^53). Only the general path asks
+// (plainRequest takes plain integer ids itself).
+func exactID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return true // no id
+	}
+	switch c := id[0]; {
 	case c == '-' || c >= '0' && c <= '9':
 		// go-sdk decodes it through a float64: exact up to 2^53.
-		n, err := strconv.ParseInt(string(probe.ID), 10, 64)
+		n, err := strconv.ParseInt(string(id), 10, 64)
 		return err == nil && n >= -1<<53 && n <= 1<<53
 	}
 	return true

@@ -41,7 +41,9 @@ const (
 //     batching in 2025-06-18, and go-sdk's support for older revisions
 //     depends on a protocol version the reader cannot see in time;
 //   - JSON that is not a JSON-RPC message (go-sdk's own decoder decides):
-//     -32600.
+//     -32600. So is a request whose id is null (go-sdk would take it for a
+//     notification) and an id with neither a method nor a result or error
+//     (go-sdk would drop it as an unexpected response).
 //
 // The error carries the message's id when the line's first keys show it
 // (an "id" that is a number or a string, and a "method"), null otherwise.
@@ -151,7 +153,11 @@ func (f *frameReader) check(msg []byte) {
 	case batch:
 		f.refuseBatch(msg)
 	case code != 0:
-		f.refuse(recoverID(msg), code, text)
+		id := recoverID(msg)
+		if r, ok := m.(*jsonrpc.Response); ok {
+			id = r.ID.Raw() // an id without a method, result or error
+		}
+		f.refuse(id, code, text)
 	default:
 		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
 			switch f.drain.call(idKey(req.ID.Raw())) {

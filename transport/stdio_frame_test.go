@@ -119,6 +119,14 @@ func TestStdioBadInput(t *testing.T) {
 		{"id beyond 2^53", `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, []answer{{"9007199254740993", -32600}}},
 		{"id 1e3", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, []answer{{"1e3", -32600}}},
 		{"id 2^53", `{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`, []answer{{"9007199254740992", 0}}},
+		// JSON-RPC 2.0 §5: Invalid Request, with the id when it can be read.
+		{"id and nothing else", `{"jsonrpc":"2.0","id":16}`, []answer{{"16", -32600}}},
+		{"string id and nothing else", `{"jsonrpc":"2.0","id":"s"}`, []answer{{`"s"`, -32600}}},
+		{"null id on a call", `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, []answer{{"null", -32600}}},
+		{"null id on a notification", `{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}`, []answer{{"null", -32600}}},
+		{"null id, other case", `{"jsonrpc":"2.0","ID":null,"method":"notifications/initialized"}`, nil}, // not an id: go-sdk reads keys case-sensitively
+		{"a response is not answered", `{"jsonrpc":"2.0","id":18,"result":null}`, nil},
+		{"an error response is not answered", `{"jsonrpc":"2.0","id":19,"error":{"code":1,"message":"x"}}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
