@@ -36,10 +36,25 @@ func newLogger(w io.Writer, level, format string) (log, usage *zap.Logger, flush
 		encCfg.EncodeLevel = zapcore.CapitalLevelEncoder
 		enc = zapcore.NewConsoleEncoder(encCfg)
 	}
-	sink := newLogSink(w, usageDelay)
+	// Lines reach w through asyncWriter: a host that never reads stderr
+	// must not stall the server.
+	note := enc.Clone()
+	sink := newLogSink(newAsyncWriter(w, func(n int) []byte { return droppedNotice(note, n) }), usageDelay)
 	log = zap.New(zapcore.NewCore(enc, sink, lvl))
 	usage = zap.New(deferredCore{LevelEnabler: lvl, enc: enc.Clone(), sink: sink})
 	return log, usage, sink.stop, nil
+}
+
+// droppedNotice is the log line, in the log's format, saying that n lines
+// were dropped because stderr was not read.
+func droppedNotice(enc zapcore.Encoder, n int) []byte {
+	ent := zapcore.Entry{Level: zapcore.WarnLevel, Time: time.Now(), Message: "log lines dropped: stderr was not being read"}
+	buf, err := enc.EncodeEntry(ent, []zapcore.Field{zap.Int("dropped", n)})
+	if err != nil { // cannot happen: a fixed entry
+		return nil
+	}
+	defer buf.Free()
+	return slices.Clone(buf.Bytes())
 }
 
 // usageDelay bounds how long a usage record waits. Over stdio with small
@@ -91,19 +106,36 @@ func (s *logSink) Write(p []byte) (int, error) {
 }
 
 // stop writes the pending records, and every record after them at once:
-// a handler that outlives the shutdown still gets its record out.
+// a handler that outlives the shutdown still gets its record out. Then it
+// waits, a bounded time, for the lines to reach stderr (syncWriter).
 func (s *logSink) stop() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.stopped = true
+	err := s.flushLocked()
+	s.mu.Unlock()
+	return errors.Join(err, s.syncWriter())
+}
+
+// Sync writes the pending records and waits, a bounded time, for them to
+// reach stderr.
+func (s *logSink) Sync() error {
+	return errors.Join(s.flush(), s.syncWriter())
+}
+
+// flush writes the pending records (to the asyncWriter: at once).
+func (s *logSink) flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.flushLocked()
 }
 
-// Sync writes the pending records.
-func (s *logSink) Sync() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.flushLocked()
+// syncWriter syncs w, if it can be, without the lock: loggers must not
+// wait for stderr.
+func (s *logSink) syncWriter() error {
+	if ws, ok := s.w.(interface{ Sync() error }); ok {
+		return ws.Sync()
+	}
+	return nil
 }
 
 // add keeps r (its fields copied: the caller's slice is not ours) and
@@ -119,7 +151,7 @@ func (s *logSink) add(r record) error {
 	if !s.armed {
 		s.armed = true
 		if s.timer == nil {
-			s.timer = time.AfterFunc(s.delay, func() { _ = s.Sync() }) // stderr errors are not actionable
+			s.timer = time.AfterFunc(s.delay, func() { _ = s.flush() }) // stderr errors are not actionable
 		} else {
 			s.timer.Reset(s.delay)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"testing"
 	"time"
@@ -30,5 +31,33 @@ func TestStderrClosedKeepsServing(t *testing.T) {
 			t.Fatalf("call %d: error result", i)
 		}
 		time.Sleep(150 * time.Millisecond) // the usage records are written within 50 ms
+	}
+}
+
+// TestStderrNeverReadKeepsServing: a host that never reads the bridge's
+// stderr (nor closes it) must not stall the server once the pipe is full
+// (64 KiB on Linux): log lines are dropped instead, and the process still
+// exits when the client leaves.
+func TestStderrNeverReadKeepsServing(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() }) // after the bridge's exit: never read
+	defer w.Close()
+	cs, _ := startBridgeStderr(t, w, "demo", "--log-level", "debug")
+	// Each call logs a usage record and go-sdk's debug lines: well over
+	// the pipe's 64 KiB in all.
+	for i := range 600 {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ping", Arguments: map[string]any{}})
+		cancel()
+		if err != nil {
+			r.Close() // unblocks a stalled bridge, so that it can exit
+			t.Fatalf("call %d with stderr never read: %v", i, err)
+		}
+		if res.IsError {
+			t.Fatalf("call %d: error result", i)
+		}
 	}
 }
