@@ -4,10 +4,11 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -15,7 +16,23 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mcpbridge:", err)
+		printBounded(os.Stderr, "mcpbridge: "+err.Error()+"\n", logFlushTimeout)
 		os.Exit(exitCode(err)) // 2: a command line not understood (cli.go)
+	}
+}
+
+// printBounded writes s to w, waiting at most d: a full pipe nobody reads
+// (a host that ignores stderr) must not keep the process from exiting.
+func printBounded(w io.Writer, s string, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.WriteString(w, s)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
 	}
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -59,5 +61,43 @@ func TestStderrNeverReadKeepsServing(t *testing.T) {
 		if res.IsError {
 			t.Fatalf("call %d: error result", i)
 		}
+	}
+}
+
+// TestExitWithStderrFull: the error main prints at exit must not keep the
+// process alive when stderr is a full pipe nobody reads.
+func TestExitWithStderrFull(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	// Fill the pipe.
+	if err := w.SetWriteDeadline(time.Now().Add(200 * time.Millisecond)); err != nil {
+		t.Skipf("pipe without deadlines: %v", err)
+	}
+	for {
+		if _, err := w.Write(make([]byte, 4096)); err != nil {
+			break
+		}
+	}
+	cmd := exec.Command(os.Args[0], "tools", "--all-operations") // fails: no --spec
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() == 0 {
+			t.Errorf("exit: %v; want a failure status", err)
+		}
+	case <-time.After(10 * time.Second):
+		r.Close() // lets it exit
+		<-done
+		t.Fatal("the process did not exit in 10s with stderr full")
 	}
 }
