@@ -23,8 +23,9 @@ import (
 //   - JSON nested deeper than maxDepth, or that is not a JSON-RPC message:
 //     400 with -32600 (Invalid Request).
 //
-// Batches (arrays) and non-JSON content types pass on to go-sdk, which owns
-// batch support per protocol revision and the 415 answer.
+// A batch (an array) whose elements all pass those checks (and no two calls
+// of which share an id) and non-JSON content types pass on to go-sdk, which
+// owns batch support per protocol revision and the 415 answer.
 //
 // With calls (stateless streamable HTTP), a single message passes through
 // calls.serve, which makes a call cancellable by notifications/cancelled.
@@ -84,7 +85,8 @@ func inspectMessage(data []byte, maxDepth int) (msg jsonrpc.Message, batch bool,
 	}
 	switch t := bytes.TrimLeft(data, " \t\r\n"); t[0] {
 	case '[':
-		return nil, true, 0, ""
+		code, text := inspectBatch(data, maxDepth)
+		return nil, true, code, text
 	case '{':
 		if req, ok := plainRequest(data, maxDepth); ok {
 			return req, false, 0, ""
@@ -203,4 +205,39 @@ func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// inspectBatch checks each element of a batch as inspectMessage checks a
+// single message, and that no two calls in it share an id; it returns the
+// error for the first element that fails, which refuses the batch (as
+// go-sdk refuses it for an element it cannot decode). go-sdk would
+// otherwise answer a call in a batch under an inexact id, drop a second
+// call of the same id, and answer an empty batch in plain text. data is a
+// valid JSON array no deeper than maxDepth.
+func inspectBatch(data []byte, maxDepth int) (code int64, text string) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(data, &elems); err != nil {
+		return jsonrpc.CodeParseError, "Parse error: " + err.Error()
+	}
+	if len(elems) == 0 {
+		return jsonrpc.CodeInvalidRequest, "Invalid Request: an empty batch"
+	}
+	ids := map[string]bool{}
+	for i, e := range elems {
+		m, batch, code, text := inspectMessage(e, maxDepth)
+		switch {
+		case batch:
+			return jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: batch element %d is a batch", i)
+		case code != 0:
+			return code, fmt.Sprintf("%s (batch element %d)", text, i)
+		}
+		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+			key := string(idKey(req.ID.Raw()))
+			if ids[key] {
+				return jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: batch element %d repeats the id %s of another call in the batch", i, key)
+			}
+			ids[key] = true
+		}
+	}
+	return 0, ""
 }

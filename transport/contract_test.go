@@ -59,6 +59,21 @@ func TestHTTPContract(t *testing.T) {
 			body: `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, wantStatus: 400, wantRPC: -32600},
 		{name: "a response gets 202 and no body", server: stateless.URL, method: "POST", path: "/mcp",
 			body: `{"jsonrpc":"2.0","id":18,"result":{}}`, wantStatus: 202, wantEmpty: true},
+		// Batches (protocol 2025-03-26): each element is checked as a single
+		// message would be, and one bad element refuses the batch, as go-sdk
+		// does with the elements it refuses itself.
+		{name: "a batch is served", server: stateless.URL, method: "POST", path: "/mcp", header: map[string]string{"MCP-Protocol-Version": "2025-03-26"},
+			body: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"1","method":"ping"}]`, wantStatus: 200},
+		{name: "an empty batch is an invalid request", server: stateless.URL, method: "POST", path: "/mcp", header: map[string]string{"MCP-Protocol-Version": "2025-03-26"},
+			body: `[]`, wantStatus: 400, wantRPC: -32600},
+		{name: "a batch with an id beyond 2^53 is an invalid request", server: stateless.URL, method: "POST", path: "/mcp", header: map[string]string{"MCP-Protocol-Version": "2025-03-26"},
+			body: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}]`, wantStatus: 400, wantRPC: -32600},
+		{name: "a batch with a null id is an invalid request", server: stateless.URL, method: "POST", path: "/mcp", header: map[string]string{"MCP-Protocol-Version": "2025-03-26"},
+			body: `[{"jsonrpc":"2.0","id":null,"method":"ping"}]`, wantStatus: 400, wantRPC: -32600},
+		{name: "a batch with an id and nothing else is an invalid request", server: stateless.URL, method: "POST", path: "/mcp", header: map[string]string{"MCP-Protocol-Version": "2025-03-26"},
+			body: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":16}]`, wantStatus: 400, wantRPC: -32600},
+		{name: "a batch with two calls of one id is an invalid request", server: stateless.URL, method: "POST", path: "/mcp", header: map[string]string{"MCP-Protocol-Version": "2025-03-26"},
+			body: `[{"jsonrpc":"2.0","id":24,"method":"ping"},{"jsonrpc":"2.0","id":24,"method":"ping"}]`, wantStatus: 400, wantRPC: -32600},
 		{name: "JSON nested deeper than 64 is an invalid request", server: stateless.URL, method: "POST", path: "/mcp",
 			body: deep(62), wantStatus: 400, wantRPC: -32600},
 		{name: "JSON nested 64 deep is served", server: stateless.URL, method: "POST", path: "/mcp",
