@@ -286,3 +286,47 @@ func TestServeStdioCancelledCallNotAnswered(t *testing.T) {
 		t.Errorf("ping answered %v, reused id answered %v; output:\n%s", pingAnswered, listAnswered, out.String())
 	}
 }
+
+// TestServeStdioCancelWithIDIgnored: notifications/cancelled sent as a
+// request (with an id) is refused by go-sdk ("unexpected id") and cancels
+// nothing, so the call it names must still be answered: the client would
+// otherwise wait for it forever.
+func TestServeStdioCancelWithIDIgnored(t *testing.T) {
+	g := newGate()
+	inR, inW := io.Pipe()
+	var out syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- transport.ServeStdio(t.Context(), newMCPServer(g), inR, nopWC{&out}) }()
+	write := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(stdioInit)
+	write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
+	<-g.started
+	write(`{"jsonrpc":"2.0","id":99,"method":"notifications/cancelled","params":{"requestId":5}}`)
+	write(`{"jsonrpc":"2.0","id":6,"method":"ping"}`)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), `"id":6`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("ping not answered; output:\n%s", out.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(g.release)
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ServeStdio: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("end-of-input did not end the session; output:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), `"id":5,"result"`) {
+		t.Errorf("the call named by a cancellation sent with an id was not answered; output:\n%s", out.String())
+	}
+}

@@ -169,7 +169,9 @@ func (f *frameReader) check(msg []byte) {
 				return
 			}
 		}
-		if req, ok := m.(*jsonrpc.Request); ok && req.Method == methodCancelled {
+		// Only as a notification: with an id, go-sdk refuses it ("unexpected
+		// id") and cancels nothing, and the call it names will be answered.
+		if req, ok := m.(*jsonrpc.Request); ok && !req.IsCall() && req.Method == methodCancelled {
 			f.noteCancel(req.Params)
 		}
 		f.queued = m
