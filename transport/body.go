@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sjson "github.com/segmentio/encoding/json"
@@ -147,6 +148,48 @@ func exactID(id json.RawMessage) bool {
 		// go-sdk decodes it through a float64: exact up to 2^53.
 		n, err := strconv.ParseInt(string(id), 10, 64)
 		return err == nil && n >= -1<<53 && n <= 1<<53
+	case c == '"':
+		// go-sdk decodes it into a Go string: invalid UTF-8 and a lone
+		// surrogate (\ud800) become U+FFFD.
+		return exactString(id)
+	}
+	return true
+}
+
+// exactString reports whether the JSON string literal s (valid JSON) is
+// valid UTF-8 with no unpaired surrogate escape, so that decoding it loses
+// nothing.
+func exactString(s []byte) bool {
+	if !utf8.Valid(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		i++
+		if s[i] != 'u' {
+			continue
+		}
+		r, err := strconv.ParseUint(string(s[i+1:i+5]), 16, 16)
+		if err != nil {
+			return false
+		}
+		i += 4
+		switch {
+		case r >= 0xdc00 && r <= 0xdfff:
+			return false // a low surrogate first
+		case r >= 0xd800 && r <= 0xdbff:
+			// A high surrogate: a low one must follow.
+			if i+6 >= len(s) || s[i+1] != '\\' || s[i+2] != 'u' {
+				return false
+			}
+			lo, err := strconv.ParseUint(string(s[i+3:i+7]), 16, 16)
+			if err != nil || lo < 0xdc00 || lo > 0xdfff {
+				return false
+			}
+			i += 6
+		}
 	}
 	return true
 }

@@ -59,6 +59,8 @@ func TestHTTPContract(t *testing.T) {
 			body: `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, wantStatus: 400, wantRPC: -32600},
 		{name: "a response gets 202 and no body", server: stateless.URL, method: "POST", path: "/mcp",
 			body: `{"jsonrpc":"2.0","id":18,"result":{}}`, wantStatus: 202, wantEmpty: true},
+		{name: "an id with a lone surrogate is an invalid request", server: stateless.URL, method: "POST", path: "/mcp",
+			body: `{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`, wantStatus: 400, wantRPC: -32600},
 		// Batches (protocol 2025-03-26): each element is checked as a single
 		// message would be, and one bad element refuses the batch, as go-sdk
 		// does with the elements it refuses itself.

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"go.uber.org/zap"
@@ -265,8 +267,12 @@ func recoverID(data []byte) any {
 			if err != nil {
 				return nil
 			}
-			switch v.(type) {
-			case json.Number, string:
+			switch v := v.(type) {
+			case json.Number:
+			case string:
+				if strings.ContainsRune(v, utf8.RuneError) {
+					return nil // perhaps not the id sent (exactString)
+				}
 			default:
 				return nil // null, or not a valid id
 			}

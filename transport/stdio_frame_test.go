@@ -119,7 +119,15 @@ func TestStdioBadInput(t *testing.T) {
 		{"id beyond 2^53", `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, []answer{{"9007199254740993", -32600}}},
 		{"id 1e3", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, []answer{{"1e3", -32600}}},
 		{"id 2^53", `{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`, []answer{{"9007199254740992", 0}}},
-		// JSON-RPC 2.0 §5: Invalid Request, with the id when it can be read.
+		// go-sdk would answer these under U+FFFD: refused instead.
+		{"id with a lone surrogate", `{"jsonrpc":"2.0","id":"a\ud800","method":"ping"}`, []answer{{"null", -32600}}},
+		{"id with invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":\"a\xff\",\"method\":\"ping\"}", []answer{{"null", -32600}}},
+		{"id with U+FFFD", `{"jsonrpc":"2.0","id":"a\ufffd�","method":"ping"}`, []answer{{`"a��"`, 0}}},
+		{"id with a lone low surrogate", `{"jsonrpc":"2.0","id":"\udc00x","method":"ping"}`, []answer{{"null", -32600}}},
+		{"id with a high surrogate then another", `{"jsonrpc":"2.0","id":"\ud800\ud800","method":"ping"}`, []answer{{"null", -32600}}},
+		{"id with an escaped backslash before u", `{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}`, []answer{{`"\\ud800"`, 0}}},
+		{"id with a surrogate pair", `{"jsonrpc":"2.0","id":"\ud83d\ude00","method":"ping"}`, []answer{{`"😀"`, 0}}},
+		// JSON-RPC 2.0 Â§5: Invalid Request, with the id when it can be read.
 		{"id and nothing else", `{"jsonrpc":"2.0","id":16}`, []answer{{"16", -32600}}},
 		{"string id and nothing else", `{"jsonrpc":"2.0","id":"s"}`, []answer{{`"s"`, -32600}}},
 		{"null id on a call", `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, []answer{{"null", -32600}}},
