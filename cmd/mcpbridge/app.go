@@ -80,7 +80,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	red = cfg.logRedactor()
-	log, usageLog, flushLog, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	log, usageLog, notes, flushLog, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// Named, never its value (it may be a credential).
 		log.Warn("environment variable ignored: it names no setting", zap.String("variable", u[0]), zap.String("did_you_mean", u[1]))
 	}
-	a := &app{cfg: cfg, log: log, usageLog: usageLog, stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{cfg: cfg, log: log, usageLog: usageLog, stdin: stdin, stdout: stdout, stderr: notes}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Provisioning allocates several times the spec's size in
 		// short-lived trees: twice the default headroom saves collections
@@ -164,7 +164,7 @@ type app struct {
 	usageLog *zap.Logger
 	stdin    io.Reader
 	stdout   io.Writer
-	stderr   io.Writer // for the demo's note to a person; logs go through log
+	stderr   io.Writer // the demo's note to a person, in line with the log (newLogger's notes)
 
 	// specData and whitelistData, when set, are used instead of cfg.Spec
 	// and cfg.Whitelist (the embedded demo).

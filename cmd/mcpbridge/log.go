@@ -21,11 +21,12 @@ import (
 // w (stderr) only: in stdio mode stdout belongs to the protocol. A usage
 // record waits up to usageDelay (see logSink), neither encoded nor
 // written, so that a call's answer waits for neither; every other line is
-// written at once, after the records before it.
-func newLogger(w io.Writer, level, format string) (log, usage *zap.Logger, flush func() error, err error) {
+// written at once, after the records before it. notes writes text for a
+// person (the demo's note) in line with the log, never blocking either.
+func newLogger(w io.Writer, level, format string) (log, usage *zap.Logger, notes io.Writer, flush func() error, err error) {
 	lvl, err := zapcore.ParseLevel(level)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	encCfg := zap.NewProductionEncoderConfig()
 	encCfg.EncodeTime = zapcore.ISO8601TimeEncoder
@@ -42,7 +43,7 @@ func newLogger(w io.Writer, level, format string) (log, usage *zap.Logger, flush
 	sink := newLogSink(newAsyncWriter(w, func(n int) []byte { return droppedNotice(note, n) }), usageDelay)
 	log = zap.New(zapcore.NewCore(enc, sink, lvl))
 	usage = zap.New(deferredCore{LevelEnabler: lvl, enc: enc.Clone(), sink: sink})
-	return log, usage, sink.stop, nil
+	return log, usage, sink, sink.stop, nil
 }
 
 // droppedNotice is the log line, in the log's format, saying that n lines

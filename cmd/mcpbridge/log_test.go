@@ -70,7 +70,7 @@ func (w *lineWriter) count() int {
 // the next other line writes it first, in order, and Sync writes the rest.
 func TestLoggerUsageRecordsWait(t *testing.T) {
 	w := newLineWriter()
-	log, usage, flush, err := newLogger(w, "info", "json")
+	log, usage, _, flush, err := newLogger(w, "info", "json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestLogNeverBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	log, _, flush, err := newLogger(w, "info", "console")
+	log, _, _, flush, err := newLogger(w, "info", "console")
 	if err != nil {
 		t.Fatal(err)
 	}

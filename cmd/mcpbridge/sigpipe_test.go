@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,5 +101,41 @@ func TestExitWithStderrFull(t *testing.T) {
 		r.Close() // lets it exit
 		<-done
 		t.Fatal("the process did not exit in 10s with stderr full")
+	}
+}
+
+// TestDemoNoteWithStderrFull: the demo's note to a person goes out with
+// the log, so a full stderr nobody reads does not stop the demo from
+// serving (here: from seeing its client leave at once).
+func TestDemoNoteWithStderrFull(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if err := w.SetWriteDeadline(time.Now().Add(200 * time.Millisecond)); err != nil {
+		t.Skipf("pipe without deadlines: %v", err)
+	}
+	for {
+		if _, err := w.Write(make([]byte, 4096)); err != nil {
+			break
+		}
+	}
+	if err := w.SetWriteDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- run(t.Context(), []string{"demo"}, strings.NewReader(""), &out, w) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("demo: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		r.Close() // lets it go on
+		<-done
+		t.Fatal("the demo did not end in 10s with stderr full: a write to stderr blocked")
 	}
 }
