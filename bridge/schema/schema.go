@@ -14,6 +14,15 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
+// MaxNesting is how many levels of subschemas a converted schema keeps:
+// a deeper one (an items or allOf chain thousands of levels long) is cut
+// to an accept-all schema with a note. Each level is at most a few levels
+// of JSON (a nullable allOf is {"anyOf":[{"allOf":[...]}]}), so a tool
+// stays well inside the nesting clients accept (go-sdk's: 1,000, for the
+// whole tools/list), and no argument can be nested deeper than 64 levels
+// anyway. Real specs nest 15 at most.
+const MaxNesting = 64
+
 // schemaDirection says whether a schema describes data sent to the upstream
 // (request) or received from it (response). It decides which of readOnly and
 // writeOnly properties disappear from the converted schema.
@@ -52,6 +61,7 @@ type Converter struct {
 	onStack   map[*openapi3.Schema]bool
 
 	cur     string   // $ref of the innermost referenced schema being converted
+	depth   int      // subschema levels above the one being converted
 	repairs []Repair // patterns rewritten or dropped
 
 	chunks []*nodeChunk // where node hands out schemas from; see Release
@@ -206,6 +216,12 @@ func (c *Converter) conv(ref *openapi3.SchemaRef, hint string) *jsonschema.Schem
 	case e.converting: // a cycle the pre-pass did not see: close it with a $def
 		c.assignName(s, e)
 		return c.refTo(e.name)
+	case c.depth >= MaxNesting:
+		return c.cut()
+	}
+	c.depth++
+	defer func() { c.depth-- }()
+	switch {
 	case c.recursive[s] || c.uses[s] > 1:
 		c.assignName(s, e) // before the body, so that inner uses refer to it
 		c.storeDef(e.name, c.body(s, hint))
@@ -219,6 +235,22 @@ func (c *Converter) conv(ref *openapi3.SchemaRef, hint string) *jsonschema.Schem
 		return c.refTo(e.name)
 	}
 	return out
+}
+
+// cut is what stands for a subschema nested past [MaxNesting]: any value,
+// said in its description and recorded as a repair.
+func (c *Converter) cut() *jsonschema.Schema {
+	n := c.node()
+	n.Description = fmt.Sprintf("Nested deeper than %d levels: not described further; any value is accepted here.", MaxNesting)
+	where := c.side() + " schema"
+	if c.cur != "" {
+		where += " in " + c.cur
+	}
+	rep := Repair{Where: where, What: fmt.Sprintf("subschemas nested deeper than %d levels cut: any value is accepted there", MaxNesting)}
+	if !slices.Contains(c.repairs, rep) {
+		c.repairs = append(c.repairs, rep)
+	}
+	return n
 }
 
 // nodeChunk is a block of schemas node hands out one by one: one
