@@ -487,6 +487,11 @@ func (s *session) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading referenced document: %w", err)
 	}
+	// kin-openapi decodes a referenced document's schemas as it does the
+	// main document's, each with a decoder of its own: the same alias limit.
+	if err := checkYAMLAliases(data); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", displayURL(u), err)
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
