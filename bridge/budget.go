@@ -41,6 +41,11 @@ func firstParagraph(d string, n int) string {
 	return trimDescription(strings.TrimSpace(d), n)
 }
 
+// TrimDescription is the description of an operation's tool under
+// Options.MaxDescriptionLength n, given the one it has without a limit:
+// the limit changes nothing else of a catalog's tools.
+func TrimDescription(d string, n int) string { return trimDescription(d, n) }
+
 // trimDescription cuts d to at most n bytes at a word boundary, marking the
 // cut; n <= 0 means no limit.
 func trimDescription(d string, n int) string {

@@ -674,29 +674,63 @@ type budgetVariant struct {
 
 // budgetVariants rebuilds the tools under the settings that shrink
 // tools/list, to show what each one saves.
+// Without a description limit of its own, the catalog of a setting plus
+// --max-description-length 200 is that of the setting with its operations'
+// descriptions trimmed (bridge.TrimDescription): counted, not rebuilt
+// (each build of a 20,000-operation spec loads and converts it again).
 func (a *app) budgetVariants(ctx context.Context, bt *built) ([]budgetVariant, error) {
 	saved := *a.cfg
 	defer func() { *a.cfg = saved }()
 	var out []budgetVariant
+	var compact *bridge.Catalog
 	for _, v := range []struct {
 		name string
 		set  func(*Config)
+		trim func() *bridge.Catalog // the catalog to trim, when it may be
 	}{
-		{"--schema-detail compact", func(c *Config) { c.SchemaDetail = "compact" }},
-		{"--max-description-length 200", func(c *Config) { c.MaxDescription = 200 }},
-		{"--schema-detail compact --max-description-length 200", func(c *Config) { c.SchemaDetail, c.MaxDescription = "compact", 200 }},
-		{"--max-output-schema-bytes 0", func(c *Config) { c.MaxOutputSchema = 0 }},
-		{"--tools dynamic", func(c *Config) { c.Tools = "dynamic" }},
+		{"--schema-detail compact", func(c *Config) { c.SchemaDetail = "compact" }, nil},
+		{"--max-description-length 200", func(c *Config) { c.MaxDescription = 200 }, func() *bridge.Catalog { return bt.cat }},
+		{"--schema-detail compact --max-description-length 200", func(c *Config) { c.SchemaDetail, c.MaxDescription = "compact", 200 }, func() *bridge.Catalog { return compact }},
+		{"--max-output-schema-bytes 0", func(c *Config) { c.MaxOutputSchema = 0 }, nil},
+		{"--tools dynamic", func(c *Config) { c.Tools = "dynamic" }, nil},
 	} {
+		if v.trim != nil && saved.MaxDescription == 0 {
+			if c := v.trim(); c != nil {
+				out = append(out, budgetVariant{Setting: v.name, Bytes: trimmedListBytes(c, 200)})
+				if c == compact {
+					compact = nil // not kept through the builds that follow
+				}
+				continue
+			}
+		}
 		*a.cfg = saved
 		v.set(a.cfg)
 		vb, err := a.provision(ctx, bt.inputs, false)
 		if err != nil {
 			return nil, fmt.Errorf("stats for %s: %w", v.name, err)
 		}
+		if v.trim == nil && a.cfg.SchemaDetail == "compact" && a.cfg.MaxDescription == 0 {
+			compact = vb.cat
+		}
 		out = append(out, budgetVariant{Setting: v.name, Bytes: listBytes(vb.cat)})
 	}
 	return out, nil
+}
+
+// trimmedListBytes is the size of c's tools/list had c, built without a
+// description limit, been built with --max-description-length n.
+func trimmedListBytes(c *bridge.Catalog, n int) int {
+	defs := make([]*mcp.Tool, 0, len(c.Listed()))
+	for _, t := range c.Listed() {
+		d := t.Def()
+		if !t.Builtin() {
+			cp := *d
+			cp.Description = bridge.TrimDescription(d.Description, n)
+			d = &cp
+		}
+		defs = append(defs, d)
+	}
+	return toolsBytes(defs)
 }
 
 func hints(ann *mcp.ToolAnnotations) string {
