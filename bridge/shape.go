@@ -171,13 +171,16 @@ func (p *shapePlan) reshape(red []byte) ([]byte, string, bool) {
 	return data, note, true
 }
 
-// keeps reports whether the plan prunes fields (and so the output schema).
-func (p *shapePlan) keeps() bool { return p != nil && p.Keep != nil }
+// keeps reports whether the plan changes the output schema: fields prune
+// it, and maxItems lowers the minItems above it.
+func (p *shapePlan) keeps() bool { return p != nil && (p.Keep != nil || p.MaxItems > 0) }
 
-// shapeSchema prunes an output schema's properties to the kept fields, so
-// the schema follows the shaping; $ref'd parts are left whole.
+// shapeSchema prunes an output schema's properties to the kept fields and
+// lowers every minItems above maxItems, so that the schema follows the
+// shaping (a strict schema's minItems: 3 would otherwise refuse an answer
+// capped at 2 items); $ref'd parts are left whole.
 func (p *shapePlan) shapeSchema(raw json.RawMessage) json.RawMessage {
-	if p == nil || p.Keep == nil || raw == nil {
+	if !p.keeps() || raw == nil {
 		return raw
 	}
 	var root map[string]any
@@ -187,6 +190,9 @@ func (p *shapePlan) shapeSchema(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	pruneSchema(root, p.Keep)
+	if p.MaxItems > 0 {
+		capMinItems(root, p.MaxItems)
+	}
 	out, err := json.Marshal(root)
 	if err != nil {
 		return raw
@@ -235,6 +241,32 @@ func pruneSchema(s map[string]any, keep *fieldTree) {
 					pruneSchema(m, keep)
 				}
 			}
+		}
+	}
+}
+
+// capMinItems lowers every minItems above max in the schema s, $defs
+// included; values (enum, const, default, examples) are left alone.
+func capMinItems(s any, max int) {
+	switch x := s.(type) {
+	case map[string]any:
+		for k, v := range x {
+			switch k {
+			case "enum", "const", "default", "examples", "example":
+				continue
+			case "minItems":
+				if n, ok := v.(json.Number); ok { // else a property named minItems
+					if i, err := n.Int64(); err == nil && i > int64(max) {
+						x[k] = max
+					}
+					continue
+				}
+			}
+			capMinItems(v, max)
+		}
+	case []any:
+		for _, v := range x {
+			capMinItems(v, max)
 		}
 	}
 }

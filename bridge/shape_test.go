@@ -91,3 +91,91 @@ func TestResponseShaping(t *testing.T) {
 		t.Errorf("output schema does not follow the shaping: %s", out)
 	}
 }
+
+const shapeStrictSpec = `openapi: 3.0.3
+info: {title: shape, version: "1"}
+paths:
+  /items:
+    get:
+      operationId: listItems
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [items, total]
+                properties:
+                  total: {type: integer}
+                  items:
+                    type: array
+                    minItems: 3
+                    items: {$ref: "#/components/schemas/Item"}
+components:
+  schemas:
+    Item:
+      type: object
+      required: [id, name]
+      additionalProperties: false
+      properties:
+        id: {type: integer}
+        name: {type: string}
+        children: {type: array, minItems: 3, items: {$ref: "#/components/schemas/Item"}}
+`
+
+// shapeCall serves spec's first operation shaped by wl, with output
+// schemas in mode, against an upstream answering answer, and calls it.
+func shapeCall(t *testing.T, spec, wl, mode, answer string) *mcp.CallToolResult {
+	t.Helper()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(answer))
+	}))
+	defer up.Close()
+	res, err := specloader.LoadData(t.Context(), []byte(spec), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := whitelist.Parse(strings.NewReader(wl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := policy.Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), OutputSchema: mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, cat)
+	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "listItems"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestShapingStrictSchemaFollows: an answer that conforms to the spec's
+// (strict) output schema still conforms once shaped. maxItems below a
+// declared minItems used to turn it into an error result ("does not match
+// this tool's output schema").
+func TestShapingStrictSchemaFollows(t *testing.T) {
+	answer := `{"total":3,"items":[{"id":1,"name":"a","children":[{"id":4,"name":"d"},{"id":5,"name":"e"},{"id":6,"name":"f"}]},{"id":2,"name":"b"},{"id":3,"name":"c"}]}`
+	for _, tc := range []struct{ name, wl, want string }{
+		{"maxItems", "tools:\n  - operationId: listItems\n    maxItems: 2\n",
+			`{"items":[{"children":[{"id":4,"name":"d"},{"id":5,"name":"e"}],"id":1,"name":"a"},{"id":2,"name":"b"}],"total":3}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := shapeCall(t, shapeStrictSpec, tc.wl, "strict", answer)
+			if r.IsError {
+				t.Fatalf("a conforming answer, shaped, is an error result: %+v", r.Content[len(r.Content)-1])
+			}
+			sc, _ := json.Marshal(r.StructuredContent)
+			if string(sc) != tc.want || r.Meta["mcpbridge/structuredContent"] != nil {
+				t.Errorf("structuredContent %s (meta %v), want %s", sc, r.Meta, tc.want)
+			}
+		})
+	}
+}
