@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -178,7 +179,7 @@ func (p *shapePlan) keeps() bool { return p != nil && (p.Keep != nil || p.MaxIte
 // shapeSchema prunes an output schema's properties to the kept fields and
 // lowers every minItems above maxItems, so that the schema follows the
 // shaping (a strict schema's minItems: 3 would otherwise refuse an answer
-// capped at 2 items); $ref'd parts are left whole.
+// capped at 2 items).
 func (p *shapePlan) shapeSchema(raw json.RawMessage) json.RawMessage {
 	if !p.keeps() || raw == nil {
 		return raw
@@ -189,7 +190,7 @@ func (p *shapePlan) shapeSchema(raw json.RawMessage) json.RawMessage {
 	if err := dec.Decode(&root); err != nil {
 		return raw
 	}
-	pruneSchema(root, p.Keep)
+	pruneSchema(root, root, p.Keep)
 	if p.MaxItems > 0 {
 		capMinItems(root, p.MaxItems)
 	}
@@ -200,49 +201,118 @@ func (p *shapePlan) shapeSchema(raw json.RawMessage) json.RawMessage {
 	return out
 }
 
-func pruneSchema(s map[string]any, keep *fieldTree) {
+// pruneSchema prunes the schema s, part of root, to keep. A $ref is
+// followed where something below it is pruned: the shared definition stays
+// whole (other references keep all of it) and a pruned copy takes the
+// reference's place, so that a strict schema does not require what the
+// shaping left out.
+func pruneSchema(root, s map[string]any, keep *fieldTree) {
+	(&pruner{root: root, open: map[inlined]bool{}}).prune(s, keep)
+}
+
+type pruner struct {
+	root map[string]any
+	open map[inlined]bool // definitions being copied: a cycle stops there
+}
+
+type inlined struct {
+	keep *fieldTree
+	ref  string
+}
+
+func (p *pruner) prune(s map[string]any, keep *fieldTree) {
 	if keep == nil || keep.Children == nil {
 		return
 	}
-	if props, ok := s["properties"].(map[string]any); ok {
-		for name, ps := range props {
-			c, ok := keep.Children[name]
-			if !ok {
-				delete(props, name)
-				continue
-			}
-			if m, ok := ps.(map[string]any); ok {
-				pruneSchema(m, c)
-			}
+	props, _ := s["properties"].(map[string]any)
+	for name, ps := range props {
+		c, ok := keep.Children[name]
+		if !ok {
+			delete(props, name)
+			continue
 		}
-		if req, ok := s["required"].([]any); ok {
-			kept := req[:0]
-			for _, r := range req {
-				if n, ok := r.(string); ok {
-					if _, ok := props[n]; ok {
-						kept = append(kept, r)
-					}
+		if m, ok := ps.(map[string]any); ok {
+			p.prune(m, c)
+		}
+	}
+	if req, ok := s["required"].([]any); ok {
+		kept := req[:0]
+		for _, r := range req {
+			if n, ok := r.(string); ok {
+				if _, ok := keep.Children[n]; ok {
+					kept = append(kept, r)
 				}
 			}
-			s["required"] = kept
 		}
+		s["required"] = kept
 	}
 	if items, ok := s["items"].(map[string]any); ok {
 		c := keep.Children["[]"]
 		if c == nil {
 			c = keep
 		}
-		pruneSchema(items, c)
+		p.prune(items, c)
 	}
 	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
 		if alts, ok := s[k].([]any); ok {
 			for _, a := range alts {
 				if m, ok := a.(map[string]any); ok {
-					pruneSchema(m, keep)
+					p.prune(m, keep)
 				}
 			}
 		}
 	}
+	ref, _ := s["$ref"].(string)
+	def := p.definition(ref)
+	if def == nil || p.open[inlined{keep, ref}] {
+		return
+	}
+	c := deepCopy(def).(map[string]any)
+	delete(c, "$defs")
+	p.open[inlined{keep, ref}] = true
+	p.prune(c, keep)
+	delete(p.open, inlined{keep, ref})
+	delete(s, "$ref")
+	alts, _ := s["allOf"].([]any)
+	s["allOf"] = append(alts, c)
+}
+
+// definition is the schema a local $ref names ("#" or "#/$defs/name"),
+// nil for any other.
+func (p *pruner) definition(ref string) map[string]any {
+	if ref == "#" {
+		return p.root
+	}
+	name, ok := strings.CutPrefix(ref, "#/$defs/")
+	if !ok || strings.Contains(name, "/") {
+		return nil
+	}
+	if n, err := url.PathUnescape(name); err == nil {
+		name = n
+	}
+	name = strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
+	defs, _ := p.root["$defs"].(map[string]any)
+	def, _ := defs[name].(map[string]any)
+	return def
+}
+
+// deepCopy copies decoded JSON.
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(x))
+		for i, e := range x {
+			a[i] = deepCopy(e)
+		}
+		return a
+	}
+	return v
 }
 
 // capMinItems lowers every minItems above max in the schema s, $defs

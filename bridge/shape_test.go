@@ -159,13 +159,16 @@ func shapeCall(t *testing.T, spec, wl, mode, answer string) *mcp.CallToolResult 
 
 // TestShapingStrictSchemaFollows: an answer that conforms to the spec's
 // (strict) output schema still conforms once shaped. maxItems below a
-// declared minItems used to turn it into an error result ("does not match
-// this tool's output schema").
+// declared minItems, and fields that leave out a required member of a
+// $ref'd (here self-referring) schema, used to turn it into an error
+// result ("does not match this tool's output schema").
 func TestShapingStrictSchemaFollows(t *testing.T) {
 	answer := `{"total":3,"items":[{"id":1,"name":"a","children":[{"id":4,"name":"d"},{"id":5,"name":"e"},{"id":6,"name":"f"}]},{"id":2,"name":"b"},{"id":3,"name":"c"}]}`
 	for _, tc := range []struct{ name, wl, want string }{
 		{"maxItems", "tools:\n  - operationId: listItems\n    maxItems: 2\n",
 			`{"items":[{"children":[{"id":4,"name":"d"},{"id":5,"name":"e"}],"id":1,"name":"a"},{"id":2,"name":"b"}],"total":3}`},
+		{"fields", "tools:\n  - operationId: listItems\n    fields: [total, \"items[].name\", \"items[].children[].name\"]\n",
+			`{"items":[{"children":[{"name":"d"},{"name":"e"},{"name":"f"}],"name":"a"},{"name":"b"},{"name":"c"}],"total":3}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := shapeCall(t, shapeStrictSpec, tc.wl, "strict", answer)
