@@ -64,14 +64,13 @@ func splitPath(p string) []string {
 
 // shaping records what apply left out, for the note the agent reads.
 type shaping struct {
-	dropped []string       // members left out (first ones)
-	nDrop   int            // how many in all
-	cut     map[string]int // array path → items left out
+	dropped map[string]bool // paths of the members left out, each once
+	cut     map[string]int  // array path → items left out
 }
 
 // apply shapes the decoded answer v.
 func (p *shapePlan) apply(v any) (any, string) {
-	s := &shaping{cut: map[string]int{}}
+	s := &shaping{dropped: map[string]bool{}, cut: map[string]int{}}
 	out := p.walk(v, p.Keep, "", s)
 	return out, s.note()
 }
@@ -85,10 +84,7 @@ func (p *shapePlan) walk(v any, keep *fieldTree, at string, s *shaping) any {
 			if keep != nil && keep.Children != nil {
 				c, ok := keep.Children[k]
 				if !ok {
-					s.nDrop++
-					if len(s.dropped) < 10 {
-						s.dropped = append(s.dropped, join(at, k))
-					}
+					s.dropped[join(at, k)] = true // once, not once per item of an array
 					continue
 				}
 				child = c
@@ -142,13 +138,18 @@ func (s *shaping) note() string {
 			parts = append(parts, fmt.Sprintf("%d items of %s left out (maxItems)", s.cut[p], name))
 		}
 	}
-	if s.nDrop > 0 {
-		sort.Strings(s.dropped)
-		more := ""
-		if s.nDrop > len(s.dropped) {
-			more = fmt.Sprintf(" and %d more", s.nDrop-len(s.dropped))
+	if len(s.dropped) > 0 {
+		paths := make([]string, 0, len(s.dropped))
+		for p := range s.dropped {
+			paths = append(paths, p)
 		}
-		parts = append(parts, fmt.Sprintf("fields not kept by the whitelist's fields: %s%s", strings.Join(s.dropped, ", "), more))
+		sort.Strings(paths)
+		more := ""
+		if len(paths) > 10 {
+			more = fmt.Sprintf(" and %d more", len(paths)-10)
+			paths = paths[:10]
+		}
+		parts = append(parts, fmt.Sprintf("fields not kept by the whitelist's fields: %s%s", strings.Join(paths, ", "), more))
 	}
 	if len(parts) == 0 {
 		return ""

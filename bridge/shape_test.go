@@ -182,3 +182,16 @@ func TestShapingStrictSchemaFollows(t *testing.T) {
 		})
 	}
 }
+
+// TestShapingNoteDistinct: the note names each left-out field once, not
+// once per array item.
+func TestShapingNoteDistinct(t *testing.T) {
+	r := shapeCall(t, shapeStrictSpec, "tools:\n  - operationId: listItems\n    fields: [total, \"items[].name\"]\n", "tolerant",
+		`{"total":3,"items":[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c"}]}`)
+	if len(r.Content) != 2 {
+		t.Fatalf("content: %+v", r.Content)
+	}
+	if got, want := r.Content[1].(*mcp.TextContent).Text, "Shaped answer: fields not kept by the whitelist's fields: items[].id."; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+}
