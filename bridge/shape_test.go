@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -128,6 +129,12 @@ components:
 // schemas in mode, against an upstream answering answer, and calls it.
 func shapeCall(t *testing.T, spec, wl, mode, answer string) *mcp.CallToolResult {
 	t.Helper()
+	return shapeCallWith(t, spec, wl, answer, bridge.Options{OutputSchema: mode})
+}
+
+// shapeCallWith is shapeCall with opts (BaseURL and Client are set).
+func shapeCallWith(t *testing.T, spec, wl, answer string, opts bridge.Options) *mcp.CallToolResult {
+	t.Helper()
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(answer))
@@ -145,12 +152,21 @@ func shapeCall(t *testing.T, spec, wl, mode, answer string) *mcp.CallToolResult 
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), OutputSchema: mode})
+	opts.BaseURL, opts.Client = up.URL, up.Client()
+	cat, err := bridge.New(ops, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cs := connect(t, cat)
-	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "listItems"})
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := tools.Tools[0].Name
+	if name == "ping" {
+		name = tools.Tools[1].Name
+	}
+	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,5 +209,29 @@ func TestShapingNoteDistinct(t *testing.T) {
 	}
 	if got, want := r.Content[1].(*mcp.TextContent).Text, "Shaped answer: fields not kept by the whitelist's fields: items[].id."; got != want {
 		t.Errorf("note %q, want %q", got, want)
+	}
+}
+
+// TestShapingTruncated: an answer cut at --max-response-bytes is shaped
+// too. The items of an array that arrived whole went out as the upstream
+// sent them, members the whitelist's fields leave out included.
+func TestShapingTruncated(t *testing.T) {
+	var items []string
+	for i := range 40 {
+		items = append(items, fmt.Sprintf(`{"id":%d,"name":"n%d","internal":"not for the agent"}`, i, i))
+	}
+	r := shapeCallWith(t, shapeSpec, "tools:\n  - operationId: listRepos\n    fields: [name]\n    maxItems: 2\n",
+		"["+strings.Join(items, ",")+"]", bridge.Options{MaxResponseBytes: 400, Truncate: true})
+	if r.IsError || len(r.Content) != 3 {
+		t.Fatalf("result: %+v", r.Content)
+	}
+	if got, want := r.Content[0].(*mcp.TextContent).Text, `[{"name":"n0"},{"name":"n1"}]`; got != want {
+		t.Errorf("text %s, want %s", got, want)
+	}
+	if got := r.Content[1].(*mcp.TextContent).Text; !strings.Contains(got, "items of the answer left out (maxItems)") || !strings.Contains(got, "internal") {
+		t.Errorf("shaping note: %q", got)
+	}
+	if got := r.Content[2].(*mcp.TextContent).Text; !strings.Contains(got, "Truncated answer") {
+		t.Errorf("truncation note: %q", got)
 	}
 }

@@ -17,7 +17,8 @@ import (
 
 // truncated is the result of an answer longer than MaxResponseBytes, of
 // which prefix was read: a JSON array keeps the items that arrived whole
-// (still valid JSON), anything else is cut at a safe point with a marker.
+// (still valid JSON), shaped by the whitelist entry's fields and maxItems;
+// anything else is cut at a safe point with a marker.
 // It is never an invalid JSON fragment, and it declares no
 // structuredContent unless the shaper can make a conforming one (and none
 // at all unless structured: the caller takes none).
@@ -30,7 +31,18 @@ func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte, structu
 			if err == nil {
 				if red, err := c.redactor.RedactJSON(nil, raw); err == nil {
 					note := fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the first %d items are above, the rest were left out.", limit, len(items))
-					res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(red)}, &mcp.TextContent{Text: note}}}
+					res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(red)}}}
+					if t.shape != nil {
+						// The whitelist's fields and maxItems, as for a
+						// whole answer (Shaper.Shape).
+						if shaped, shapeNote, ok := t.shape.reshape(red); ok {
+							res.Content[0] = &mcp.TextContent{Text: string(shaped)}
+							if shapeNote != "" {
+								res.Content = append(res.Content, &mcp.TextContent{Text: shapeNote})
+							}
+						}
+					}
+					res.Content = append(res.Content, &mcp.TextContent{Text: note})
 					if structured && t.output.Raw() != nil {
 						// An array is not the object the schema describes:
 						// the shaper's fallback gives a conforming {}.
