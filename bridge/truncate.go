@@ -46,7 +46,7 @@ func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte, structu
 					if structured && t.output.Raw() != nil {
 						// An array is not the object the schema describes:
 						// the shaper's fallback gives a conforming {}.
-						c.shaper.Structure(t.def.Name, &t.output, res, nil)
+						c.shaper.StructureTruncated(t.def.Name, &t.output, res)
 					}
 					return res
 				}
@@ -71,7 +71,7 @@ func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte, structu
 		}}
 	}
 	if structured && t.output.Raw() != nil {
-		c.shaper.Structure(t.def.Name, &t.output, res, nil)
+		c.shaper.StructureTruncated(t.def.Name, &t.output, res)
 	}
 	return res
 }

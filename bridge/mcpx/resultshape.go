@@ -253,15 +253,21 @@ func knownClient(names []string, name string) bool {
 // model structuredContent alone: the model then reads every byte of the
 // answer, and a note saying the call itself succeeded. Strict clients
 // accept it (an error result's structuredContent is not checked), and it
-// has none, so no client reads a partial object as the answer.
+// has none, so no client reads a partial object as the answer. An answer
+// cut at the size limit ("truncated" in info) is said to be one: its text
+// is what arrived, not the whole answer.
 func wholeAsText(res *mcp.CallToolResult, info any) {
-	reason := "it does not match the tool's output schema"
+	reason, cut := "it does not match the tool's output schema", false
 	if m, ok := info.(map[string]any); ok {
 		if r, ok := m["reason"].(string); ok && r != "" {
 			reason = r
 		}
+		cut = m["truncated"] == true
 	}
 	note := &mcp.TextContent{Text: "The call succeeded, but its answer does not fit this tool's output schema (" + reason + "), so it is given whole as text below rather than as structuredContent; read it as the result."}
+	if cut {
+		note.Text = "The call succeeded, but its answer was longer than the size limit (--max-response-bytes) and was cut, so it does not fit this tool's output schema: the part that arrived is given as text below rather than as structuredContent; read it as the result."
+	}
 	res.Content = append([]mcp.Content{note}, res.Content...)
 	res.StructuredContent = nil
 	res.IsError = true

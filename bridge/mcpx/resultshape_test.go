@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
+	"github.com/mcpbridge/mcpbridge/bridge/result"
 	"github.com/mcpbridge/mcpbridge/specloader"
 	"github.com/mcpbridge/mcpbridge/whitelist"
 )
@@ -273,5 +275,52 @@ func TestResultBlocksUserAgent(t *testing.T) {
 				t.Errorf("content %v: text block present %v, want %v", r.Content, got, c.wantText)
 			}
 		})
+	}
+}
+
+// TestTruncatedWholeAsText: an answer cut at --max-response-bytes, to a
+// client that reads structuredContent alone, goes as an error result whose
+// note says it was cut; it used to say the answer did not fit because it
+// was "not JSON" (a cut array is JSON) and was "given whole" (it is not).
+// Other clients read why in the result's _meta.
+func TestTruncatedWholeAsText(t *testing.T) {
+	for _, answer := range []string{
+		`{"id":7,"name":"` + strings.Repeat("n", 2000) + `"}`,
+		`[{"id":1},{"id":2},{"id":3,"name":"` + strings.Repeat("n", 2000) + `"}]`,
+	} {
+		up, ops := shapeUpstream(t, answer)
+		cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client(), MaxResponseBytes: 1000, Truncate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := mcpx.New(bridge.NewRuntime(cat), mcpx.Options{ResultText: mcpx.TextKnown}).MCP()
+		for _, client := range []string{"claude-code", "other"} {
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := srv.Connect(t.Context(), st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, nil).Connect(t.Context(), ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "typed"})
+			cs.Close()
+			ss.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, _ := r.Meta[result.MetaKey].(map[string]any)
+			if info["truncated"] != true || !strings.Contains(fmt.Sprint(info["reason"]), "--max-response-bytes") {
+				t.Errorf("%s, %.20s: _meta %v, want truncated and the reason", client, answer, r.Meta)
+			}
+			if client != "claude-code" {
+				continue
+			}
+			note := r.Content[0].(*mcp.TextContent).Text
+			if !r.IsError || strings.Contains(note, "whole") || strings.Contains(note, "not JSON") || !strings.Contains(note, "cut") {
+				t.Errorf("%.20s: error %v, note %q", answer, r.IsError, note)
+			}
+		}
 	}
 }

@@ -63,7 +63,7 @@ func (s *Shaper) Shape(t Tool, status int, header http.Header, body []byte) *mcp
 		}
 	}
 	if !res.IsError && t.Output != nil && t.Output.Raw() != nil {
-		s.structure(t, res, red, len(body) == 0)
+		s.structure(t, res, red, len(body) == 0, false)
 	}
 	return res
 }

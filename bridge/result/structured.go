@@ -19,7 +19,8 @@ import (
 // the JSON pointers of what was left out (at most 20) and "removedCount";
 // or "replaced": true when structuredContent is {}; and "reason", the
 // first difference between the answer and the output schema. The first
-// text content always carries the whole answer (redacted).
+// text content always carries the whole answer (redacted), except for an
+// answer cut at the size limit, marked "truncated": true.
 const MetaKey = "mcpbridge/structuredContent"
 
 // structure sets res.StructuredContent for a successful result of a tool
@@ -42,13 +43,16 @@ const MetaKey = "mcpbridge/structuredContent"
 // Anything short of the whole answer is said under [MetaKey]. The first
 // mismatch of each tool is logged at WARN with where it was, later ones
 // at DEBUG; values are never logged.
-func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty bool) {
+func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty, cut bool) {
 	out, err := t.Output.Resolved()
 	if err != nil {
 		s.Log.Debug("output schema does not resolve", zap.String("tool", t.Name), zap.Error(err))
 		return
 	}
 	reason, logged := "the answer is not JSON", false
+	if cut {
+		reason = "the answer was cut at the size limit (--max-response-bytes)"
+	}
 	switch {
 	case empty:
 		// 201, 202, 204 and the like: a success with nothing to say, not
@@ -98,7 +102,11 @@ func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty bo
 		s.mismatch(t.Name, reason)
 	}
 	res.StructuredContent = json.RawMessage("{}")
-	setMeta(res, map[string]any{"replaced": true, "reason": reason})
+	meta := map[string]any{"replaced": true, "reason": reason}
+	if cut {
+		meta["truncated"] = true
+	}
+	setMeta(res, meta)
 }
 
 // MaxRecursiveChoiceDepth bounds the nesting of a value checked against a
@@ -208,12 +216,13 @@ func (s *Shaper) mismatch(tool, first string) {
 	}
 }
 
-// Structure gives res, a successful result built elsewhere (a truncated
-// answer), the structuredContent its tool's output schema requires: red
-// when it conforms, else a reduced or empty one.
-func (s *Shaper) Structure(name string, output *schema.Lazy, res *mcp.CallToolResult, red []byte) {
+// StructureTruncated gives res, the result of an answer cut at the size
+// limit, the structuredContent its tool's output schema requires: {},
+// marked as a substitute for an answer that was cut, or, when the schema
+// refuses {}, an error result.
+func (s *Shaper) StructureTruncated(name string, output *schema.Lazy, res *mcp.CallToolResult) {
 	if output == nil || output.Raw() == nil {
 		return
 	}
-	s.structure(Tool{Name: name, Output: output}, res, red, false)
+	s.structure(Tool{Name: name, Output: output}, res, nil, false, true)
 }
