@@ -38,7 +38,9 @@ type Repair struct {
 //     when that is lossless ("1" → 1 for an integer, 1 → "1" for a string,
 //     "true" → true for a boolean), dropped otherwise; an enum left empty
 //     is dropped;
-//   - a default or an example that its own schema rejects is dropped.
+//   - a default or an example that its own schema rejects is dropped;
+//   - in an output schema, an array's items next to prefixItems is made
+//     to read alike in draft-07 ([repairer.tuple]).
 func RepairSchema(root *jsonschema.Schema, side string) []Repair {
 	r := &repairer{side: side, k: newChecker(root), seen: map[*jsonschema.Schema]bool{}}
 	r.walk(root, "")
@@ -135,6 +137,37 @@ func (r *repairer) visit(s *jsonschema.Schema) {
 	r.walk(s.Then, "then")
 	r.walk(s.Else, "else")
 	r.walk(s.ContentSchema, "contentSchema")
+	r.tuple(s) // after its subschemas: it copies repaired ones
+}
+
+// tuple rewrites, in an output schema, items next to prefixItems so that
+// a draft-07 validator admits every answer the schema admits: the
+// TypeScript SDK's client checks structuredContent with Ajv's default
+// dialect, draft-07, which knows no prefixItems and applies items to every
+// item, the prefix's included (it failed the call of a conforming tuple).
+// items: false, no item past the prefix, becomes maxItems (draft-07 would
+// refuse every item); an items schema also admits what the prefix does.
+// The array's 2020-12 reading loosens only in that an item past the
+// prefix may match a prefix schema.
+func (r *repairer) tuple(s *jsonschema.Schema) {
+	if r.side != "output" || len(s.PrefixItems) == 0 || s.Items == nil || unconstrained(s.Items) {
+		return
+	}
+	n := len(s.PrefixItems)
+	if isFalse(s.Items) {
+		if s.MaxItems == nil || *s.MaxItems > n {
+			s.MaxItems = &n
+		}
+		s.Items = nil
+		r.add("/items", "items: false after %d prefixItems became maxItems: %d (a draft-07 client, such as the TypeScript SDK's, applies items to every item)", n, n)
+		return
+	}
+	alts := []*jsonschema.Schema{s.Items}
+	for _, p := range s.PrefixItems {
+		alts = append(alts, p.CloneSchemas()) // the schemas must form a tree
+	}
+	s.Items = &jsonschema.Schema{AnyOf: alts}
+	r.add("/items", "items also admits what the %d prefixItems do (a draft-07 client, such as the TypeScript SDK's, applies items to every item)", n)
 }
 
 // target is s, or the $defs body it refers to when it is a bare $ref.

@@ -1,0 +1,117 @@
+package schema
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// draft7Reading is s as a draft-07 validator reads it, the dialect of the
+// TypeScript SDK client's Ajv: prefixItems is no keyword there (ignored),
+// and items applies to every item.
+func draft7Reading(t *testing.T, s *jsonschema.Schema) *jsonschema.Resolved {
+	t.Helper()
+	raw, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	var strip func(any)
+	strip = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			delete(x, "prefixItems")
+			for _, e := range x {
+				strip(e)
+			}
+		case []any:
+			for _, e := range x {
+				strip(e)
+			}
+		}
+	}
+	strip(v)
+	raw, _ = json.Marshal(v)
+	var d7 jsonschema.Schema
+	if err := json.Unmarshal(raw, &d7); err != nil {
+		t.Fatal(err)
+	}
+	r, err := d7.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestOutputTuplesReadAsDraft7: an answer that an output schema with
+// prefixItems admits is admitted by a draft-07 reader too, in both
+// declaring modes. The TypeScript SDK's client reads items as applying to
+// every item, so items: false refused every tuple and an items schema the
+// tuple's first members, and it failed the call.
+func TestOutputTuplesReadAsDraft7(t *testing.T) {
+	doc := schemaTestLoad(t, `openapi: 3.1.0
+info: {title: t, version: '1'}
+paths:
+  /x:
+    get:
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  pair:
+                    type: array
+                    prefixItems: [{type: string}, {type: integer}]
+                    items: false
+                  rest:
+                    type: array
+                    prefixItems: [{type: string}]
+                    items: {type: boolean}
+                  nested: {$ref: '#/components/schemas/Row'}
+components:
+  schemas:
+    Row:
+      type: array
+      maxItems: 5
+      prefixItems: [{type: integer}]
+      items: {type: string}
+`)
+	op := doc.Paths.Value("/x").Get
+	answers := []string{
+		`{"pair": ["a", 1]}`, `{"pair": ["a"]}`, `{"pair": []}`,
+		`{"rest": ["a", true, false]}`, `{"rest": ["a"]}`,
+		`{"nested": [1, "a", "b"]}`, `{"nested": [1]}`,
+	}
+	for _, mode := range []string{OutputTolerant, OutputStrict} {
+		s, _ := BuildOutput(op, mode, nil)
+		r, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d7 := draft7Reading(t, s)
+		for _, a := range answers {
+			var v map[string]any
+			if err := json.Unmarshal([]byte(a), &v); err != nil {
+				t.Fatal(err)
+			}
+			if r.Validate(v) != nil {
+				t.Errorf("%s: %s does not conform", mode, a)
+				continue
+			}
+			if err := d7.Validate(v); err != nil {
+				t.Errorf("%s: %s conforms, a draft-07 reader refuses it: %v", mode, a, err)
+			}
+		}
+		// The tuple stays closed where it was: a third pair member fails.
+		if mode == OutputStrict && r.Validate(map[string]any{"pair": []any{"a", 1.0, 2.0}}) == nil {
+			t.Errorf("strict: a pair of three conforms")
+		}
+	}
+}
