@@ -39,8 +39,9 @@ type Repair struct {
 //     "true" → true for a boolean), dropped otherwise; an enum left empty
 //     is dropped;
 //   - a default or an example that its own schema rejects is dropped;
-//   - in an output schema, an array's items next to prefixItems is made
-//     to read alike in draft-07 ([repairer.tuple]).
+//   - in an output schema, an array's items next to prefixItems, and a
+//     contains that minContains: 0 voids, are made to read alike in
+//     draft-07 ([repairer.tuple]).
 func RepairSchema(root *jsonschema.Schema, side string) []Repair {
 	r := &repairer{side: side, k: newChecker(root), seen: map[*jsonschema.Schema]bool{}}
 	r.walk(root, "")
@@ -149,8 +150,19 @@ func (r *repairer) visit(s *jsonschema.Schema) {
 // refuse every item); an items schema also admits what the prefix does.
 // The array's 2020-12 reading loosens only in that an item past the
 // prefix may match a prefix schema.
+//
+// contains with minContains: 0 asks for nothing in 2020-12, and for a
+// matching item in draft-07, which knows no minContains: it is dropped
+// (with maxContains, which counts its matches).
 func (r *repairer) tuple(s *jsonschema.Schema) {
-	if r.side != "output" || len(s.PrefixItems) == 0 || s.Items == nil || unconstrained(s.Items) {
+	if r.side != "output" {
+		return
+	}
+	if s.Contains != nil && s.MinContains != nil && *s.MinContains == 0 {
+		s.Contains, s.MinContains, s.MaxContains = nil, nil, nil
+		r.add("/contains", "contains with minContains: 0 was dropped (a draft-07 client, such as the TypeScript SDK's, asks for one matching item)")
+	}
+	if len(s.PrefixItems) == 0 || s.Items == nil || unconstrained(s.Items) {
 		return
 	}
 	n := len(s.PrefixItems)

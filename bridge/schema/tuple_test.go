@@ -8,8 +8,9 @@ import (
 )
 
 // draft7Reading is s as a draft-07 validator reads it, the dialect of the
-// TypeScript SDK client's Ajv: prefixItems is no keyword there (ignored),
-// and items applies to every item.
+// TypeScript SDK client's Ajv: prefixItems, minContains and maxContains
+// are no keywords there (ignored), items applies to every item, and
+// contains asks for at least one.
 func draft7Reading(t *testing.T, s *jsonschema.Schema) *jsonschema.Resolved {
 	t.Helper()
 	raw, err := Marshal(s)
@@ -25,6 +26,8 @@ func draft7Reading(t *testing.T, s *jsonschema.Schema) *jsonschema.Resolved {
 		switch x := v.(type) {
 		case map[string]any:
 			delete(x, "prefixItems")
+			delete(x, "minContains")
+			delete(x, "maxContains")
 			for _, e := range x {
 				strip(e)
 			}
@@ -112,6 +115,46 @@ components:
 		// The tuple stays closed where it was: a third pair member fails.
 		if mode == OutputStrict && r.Validate(map[string]any{"pair": []any{"a", 1.0, 2.0}}) == nil {
 			t.Errorf("strict: a pair of three conforms")
+		}
+	}
+}
+
+// TestOutputContainsReadAsDraft7: contains with minContains: 0 asks for
+// nothing in 2020-12, and for one matching item in draft-07 (the
+// TypeScript SDK client's reading), which failed the call of an answer
+// without one.
+func TestOutputContainsReadAsDraft7(t *testing.T) {
+	doc := schemaTestLoad(t, `openapi: 3.1.0
+info: {title: t, version: '1'}
+paths:
+  /x:
+    get:
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  c: {type: array, contains: {type: string}, minContains: 0, maxContains: 1}
+                  d: {type: array, contains: {type: string}, maxContains: 1}
+`)
+	s, _ := BuildOutput(doc.Paths.Value("/x").Get, OutputStrict, nil)
+	r, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d7 := draft7Reading(t, s)
+	for _, a := range []string{`{"c": [1]}`, `{"c": []}`, `{"d": ["a", 1]}`} {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(a), &v); err != nil {
+			t.Fatal(err)
+		}
+		if r.Validate(v) != nil {
+			t.Errorf("%s does not conform", a)
+		} else if err := d7.Validate(v); err != nil {
+			t.Errorf("%s conforms, a draft-07 reader refuses it: %v", a, err)
 		}
 	}
 }
