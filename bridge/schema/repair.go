@@ -41,7 +41,8 @@ type Repair struct {
 //   - a default or an example that its own schema rejects is dropped;
 //   - in an output schema, an array's items next to prefixItems, and a
 //     contains that minContains: 0 voids, are made to read alike in
-//     draft-07 ([repairer.tuple]).
+//     draft-07 ([repairer.tuple]), and a property named like a member of
+//     JavaScript's Object.prototype accepts anything ([repairer.inherited]).
 func RepairSchema(root *jsonschema.Schema, side string) []Repair {
 	r := &repairer{side: side, k: newChecker(root), seen: map[*jsonschema.Schema]bool{}}
 	r.walk(root, "")
@@ -139,6 +140,36 @@ func (r *repairer) visit(s *jsonschema.Schema) {
 	r.walk(s.Else, "else")
 	r.walk(s.ContentSchema, "contentSchema")
 	r.tuple(s) // after its subschemas: it copies repaired ones
+	r.inherited(s)
+}
+
+// objectPrototype are the members of JavaScript's Object.prototype that
+// Ajv reads through the prototype when an object lacks its own (its
+// properties keyword tests data.name !== undefined); __proto__ it handles.
+var objectPrototype = map[string]bool{
+	"constructor": true, "hasOwnProperty": true, "isPrototypeOf": true,
+	"propertyIsEnumerable": true, "toLocaleString": true, "toString": true,
+	"valueOf": true, "__defineGetter__": true, "__defineSetter__": true,
+	"__lookupGetter__": true, "__lookupSetter__": true,
+}
+
+// inherited makes, in an output schema, each property named like a member
+// of Object.prototype accept anything (keeping its title and
+// description): the TypeScript SDK client's Ajv validates an answer
+// without the member (which the schema allows) against the inherited
+// function, which no type admits, and failed the call.
+func (r *repairer) inherited(s *jsonschema.Schema) {
+	if r.side != "output" {
+		return
+	}
+	for _, name := range sortedKeys(s.Properties) {
+		p := s.Properties[name]
+		if !objectPrototype[name] || p == nil || unconstrained(p) {
+			continue
+		}
+		s.Properties[name] = &jsonschema.Schema{Title: p.Title, Description: p.Description}
+		r.add("/properties/"+escapeToken(name), "its schema was dropped: JavaScript clients (Ajv, in the TypeScript SDK) read a missing %q through Object.prototype and would refuse the answer", name)
+	}
 }
 
 // tuple rewrites, in an output schema, items next to prefixItems so that

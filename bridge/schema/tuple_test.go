@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -155,6 +156,46 @@ paths:
 			t.Errorf("%s does not conform", a)
 		} else if err := d7.Validate(v); err != nil {
 			t.Errorf("%s conforms, a draft-07 reader refuses it: %v", a, err)
+		}
+	}
+}
+
+// TestOutputInheritedNames: a property named like a member of JavaScript's
+// Object.prototype accepts anything in an output schema. Ajv, the
+// TypeScript SDK client's validator, reads data.constructor and the like
+// through the prototype: an answer without the member (which the schema
+// allows) has an inherited function there, which no type admits, and the
+// client failed the call.
+func TestOutputInheritedNames(t *testing.T) {
+	op := tolerantTestOp(t, `    Answer:
+      type: object
+      required: [season]
+      properties:
+        season: {type: string}
+        constructor: {$ref: '#/components/schemas/Team'}
+        toString: {type: string, description: Shown as text.}
+        valueOf: {type: number}
+    Team:
+      type: object
+      properties:
+        hasOwnProperty: {type: boolean}
+        name: {type: string}
+`)
+	for _, mode := range []string{OutputTolerant, OutputStrict} {
+		s, _ := BuildOutput(op, mode, nil)
+		got := tolerantTestJSON(t, s)
+		props := got["properties"].(map[string]any)
+		for _, name := range []string{"constructor", "toString", "valueOf"} {
+			p, _ := props[name].(map[string]any)
+			if p == nil || p["type"] != nil || p["$ref"] != nil || p["properties"] != nil {
+				t.Errorf("%s: properties.%s = %v, want a schema that admits anything", mode, name, props[name])
+			}
+		}
+		if d, _ := props["toString"].(map[string]any)["description"].(string); !strings.HasPrefix(d, "Shown as text.") {
+			t.Errorf("%s: toString's description %q is lost", mode, d)
+		}
+		if props["season"].(map[string]any)["type"] == nil {
+			t.Errorf("%s: season lost its type: %v", mode, props["season"])
 		}
 	}
 }
