@@ -42,7 +42,8 @@ type Repair struct {
 //   - in an output schema, an array's items next to prefixItems, and a
 //     contains that minContains: 0 voids, are made to read alike in
 //     draft-07 ([repairer.tuple]), and a property named like a member of
-//     JavaScript's Object.prototype accepts anything ([repairer.inherited]).
+//     JavaScript's Object.prototype accepts anything ([repairer.inherited]),
+//     and a format only Ajv asserts is dropped ([repairer.ajvFormat]).
 func RepairSchema(root *jsonschema.Schema, side string) []Repair {
 	r := &repairer{side: side, k: newChecker(root), seen: map[*jsonschema.Schema]bool{}}
 	r.walk(root, "")
@@ -141,6 +142,22 @@ func (r *repairer) visit(s *jsonschema.Schema) {
 	r.walk(s.ContentSchema, "contentSchema")
 	r.tuple(s) // after its subschemas: it copies repaired ones
 	r.inherited(s)
+	r.ajvFormat(s)
+}
+
+// ajvFormat drops, in an output schema, a format that ajv-formats asserts
+// (the TypeScript SDK client's) and the bridge's checker does not
+// ([assertedFormat]): the client would refuse an answer the bridge
+// declared conforming. ajv-formats' float, double, password and binary
+// accept anything.
+func (r *repairer) ajvFormat(s *jsonschema.Schema) {
+	switch s.Format {
+	case "iso-date-time", "iso-time", "json-pointer-uri-fragment":
+		if r.side == "output" {
+			r.add("/format", "format %q was dropped: JavaScript clients (ajv-formats) assert it, and this bridge does not check it", s.Format)
+			s.Format = ""
+		}
+	}
 }
 
 // objectPrototype are the members of JavaScript's Object.prototype that

@@ -199,3 +199,26 @@ func TestOutputInheritedNames(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputFormatsAjvAsserts: a strict output schema keeps no format that
+// ajv-formats asserts and the bridge's checker does not (iso-date-time,
+// iso-time, json-pointer-uri-fragment): the TypeScript SDK's client would
+// refuse an answer the bridge had declared conforming.
+func TestOutputFormatsAjvAsserts(t *testing.T) {
+	op := tolerantTestOp(t, `    Answer:
+      type: object
+      properties:
+        a: {type: string, format: iso-date-time}
+        b: {type: string, format: iso-time}
+        c: {type: string, format: json-pointer-uri-fragment}
+        d: {type: string, format: date-time}
+        e: {type: string, format: password}
+`)
+	s, _ := BuildOutput(op, OutputStrict, nil)
+	props := tolerantTestJSON(t, s)["properties"].(map[string]any)
+	for name, want := range map[string]any{"a": nil, "b": nil, "c": nil, "d": "date-time", "e": "password"} {
+		if got := props[name].(map[string]any)["format"]; got != want {
+			t.Errorf("properties.%s.format = %v, want %v", name, got, want)
+		}
+	}
+}
