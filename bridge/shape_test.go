@@ -235,3 +235,47 @@ func TestShapingTruncated(t *testing.T) {
 		t.Errorf("truncation note: %q", got)
 	}
 }
+
+// A cut object answer of a tool whose whitelist keeps some fields: the
+// raw prefix showed the members the whitelist leaves out. The values that
+// arrived whole are shaped instead; structuredContent, if any, conforms.
+func TestShapingTruncatedObject(t *testing.T) {
+	var items []string
+	for i := range 40 {
+		items = append(items, fmt.Sprintf(`{"name":"n%d","description":"internal %d"}`, i, i))
+	}
+	answer := `{"total":40,"items":[` + strings.Join(items, ",") + `]}`
+	r := shapeCallWith(t, shapeSpec, "tools:\n  - operationId: listRepos\n    fields: [total, \"items[].name\"]\n",
+		answer, bridge.Options{MaxResponseBytes: 400, Truncate: true})
+	if r.IsError {
+		t.Fatalf("result: %+v", r.Content)
+	}
+	var all strings.Builder
+	for _, c := range r.Content {
+		all.WriteString(c.(*mcp.TextContent).Text)
+	}
+	if strings.Contains(all.String(), "internal") {
+		t.Errorf("a left-out member reached the agent: %s", all.String())
+	}
+	first := r.Content[0].(*mcp.TextContent).Text
+	var v struct {
+		Total int `json:"total"`
+		Items []struct {
+			Name string `json:"name"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(first), &v); err != nil || v.Total != 40 || len(v.Items) < 3 || v.Items[0].Name != "n0" {
+		t.Errorf("shaped text %s (%v); want total 40 and the whole items' names", first, err)
+	}
+	if !strings.Contains(all.String(), "Truncated answer") {
+		t.Errorf("no truncation note: %s", all.String())
+	}
+	// A prefix that cannot be shaped (not JSON after all) shows none of it.
+	r = shapeCallWith(t, shapeSpec, "tools:\n  - operationId: listRepos\n    fields: [total]\n",
+		`{"total" 1, "description":"internal`+strings.Repeat("x", 500)+`"}`, bridge.Options{MaxResponseBytes: 400, Truncate: true})
+	for _, c := range r.Content {
+		if tx := c.(*mcp.TextContent).Text; strings.Contains(tx, "internal") {
+			t.Errorf("unshapeable prefix shown: %s", tx)
+		}
+	}
+}

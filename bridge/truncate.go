@@ -53,6 +53,30 @@ func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte, structu
 			}
 		}
 	}
+	if t.shape.keeps() && (media.Classify(mt) == media.JSON || mt == "") {
+		// The whitelist keeps only some of this tool's answer: the raw
+		// prefix would show what it leaves out. The values that arrived
+		// whole, their containers closed, are shaped like a whole answer;
+		// a prefix that cannot be is not shown.
+		note := fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the values that arrived whole are above, the rest were left out.", limit)
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
+			"Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); none of it is shown, as the part that arrived could not be shaped to the fields this tool keeps.", limit)}}}
+		if whole, ok := completePrefix(prefix); ok {
+			if red, err := c.redactor.RedactJSON(nil, whole); err == nil {
+				if shaped, shapeNote, ok := t.shape.reshape(red); ok {
+					res.Content = []mcp.Content{&mcp.TextContent{Text: string(shaped)}}
+					if shapeNote != "" {
+						res.Content = append(res.Content, &mcp.TextContent{Text: shapeNote})
+					}
+					res.Content = append(res.Content, &mcp.TextContent{Text: note})
+				}
+			}
+		}
+		if structured && t.output.Raw() != nil {
+			c.shaper.StructureTruncated(t.def.Name, &t.output, res)
+		}
+		return res
+	}
 	var res *mcp.CallToolResult
 	if k := media.Classify(mt); mt != "" && k != media.JSON && k != media.JSONLines && k != media.XML && k != media.Form && k != media.Text {
 		// The first bytes of an image or an archive are of no use as text.
@@ -91,6 +115,83 @@ func arrayPrefix(prefix []byte) ([]json.RawMessage, bool) {
 		items = append(items, item)
 	}
 	return items, true
+}
+
+// completePrefix gives the part of a JSON object or array cut short that
+// arrived whole: prefix up to the end of its last complete value (a
+// member's key without its value is left out, and so is a number the cut
+// may have shortened), with the containers still open closed after it.
+func completePrefix(prefix []byte) ([]byte, bool) {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	dec.UseNumber()
+	type level struct{ obj, key bool } // key: an object expecting a key
+	var stack []level
+	end, closers := -1, ""
+	record := func() {
+		end = int(dec.InputOffset())
+		b := make([]byte, 0, len(stack))
+		for i := len(stack) - 1; i >= 0; i-- {
+			if stack[i].obj {
+				b = append(b, '}')
+			} else {
+				b = append(b, ']')
+			}
+		}
+		closers = string(b)
+	}
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].obj {
+			stack[n-1].key = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if len(stack) == 0 {
+			if d, ok := tok.(json.Delim); !ok || (d != '{' && d != '[') {
+				return nil, false // a scalar: nothing to keep
+			}
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				stack = append(stack, level{obj: true, key: true})
+			case '[':
+				stack = append(stack, level{})
+			default:
+				stack = stack[:len(stack)-1]
+				valueDone()
+			}
+		case string:
+			if n := len(stack); stack[n-1].obj && stack[n-1].key {
+				stack[n-1].key = false
+				continue
+			}
+			valueDone()
+		case json.Number:
+			if int(dec.InputOffset()) >= len(prefix) {
+				return finish(prefix, end, closers)
+			}
+			valueDone()
+		default:
+			valueDone()
+		}
+		record()
+		if len(stack) == 0 {
+			break // whole: not cut after all
+		}
+	}
+	return finish(prefix, end, closers)
+}
+
+func finish(prefix []byte, end int, closers string) ([]byte, bool) {
+	if end < 0 {
+		return nil, false
+	}
+	return append(prefix[:end:end], closers...), true
 }
 
 // safeCut ends redacted text before its last word, which the limit may
