@@ -99,6 +99,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// Named, never its value (it may be a credential).
 		log.Warn("environment variable ignored: it names no setting", zap.String("variable", u[0]), zap.String("did_you_mean", u[1]))
 	}
+	if (cmd == "serve" || cmd == "demo") && cfg.Transport == "stdio" && len(cfg.httpOnly) > 0 {
+		log.Warn("settings ignored: they apply to --transport http only", zap.Strings("settings", cfg.httpOnly))
+	}
 	a := &app{cfg: cfg, log: log, usageLog: usageLog, stdin: stdin, stdout: stdout, stderr: notes}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		// Provisioning allocates several times the spec's size in

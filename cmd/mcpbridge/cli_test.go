@@ -472,3 +472,29 @@ func TestDemoNote(t *testing.T) {
 		t.Errorf("demo wrote %q to stdout without a client", out.String())
 	}
 }
+
+// TestHTTPSettingsOverStdioWarn: an HTTP-only setting given to a stdio
+// server (--rest, a key from the environment) has no effect; one WARN
+// names them (never their values), and none is written without them.
+func TestHTTPSettingsOverStdioWarn(t *testing.T) {
+	t.Setenv("MCPBRIDGE_API_KEYS", "secret-key-value")
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"demo", "--log-level", "warn", "--rest"}, strings.NewReader(""), &out, &errb); err != nil {
+		t.Fatalf("demo: %v\n%s", err, errb.String())
+	}
+	log := errb.String()
+	if !strings.Contains(log, "settings ignored: they apply to --transport http only") || !strings.Contains(log, `"--rest"`) || !strings.Contains(log, `"--api-key"`) {
+		t.Errorf("no warning naming --rest and --api-key:\n%s", log)
+	}
+	if strings.Contains(log, "secret-key-value") {
+		t.Errorf("the warning holds the key:\n%s", log)
+	}
+	os.Unsetenv("MCPBRIDGE_API_KEYS")
+	errb.Reset()
+	if err := run(t.Context(), []string{"demo", "--log-level", "warn"}, strings.NewReader(""), &out, &errb); err != nil {
+		t.Fatalf("demo: %v", err)
+	}
+	if strings.Contains(errb.String(), "settings ignored") {
+		t.Errorf("warned without HTTP settings:\n%s", errb.String())
+	}
+}

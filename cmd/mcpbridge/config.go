@@ -32,6 +32,10 @@ import (
 type Config struct {
 	Config string `mapstructure:"config"` // path of the YAML config file
 
+	// httpOnly names the HTTP-only settings given (by flag, environment
+	// or file), which stdio ignores.
+	httpOnly []string
+
 	// Spec and whitelist.
 	Spec             string            `mapstructure:"spec"`
 	SpecHeaders      []string          `mapstructure:"spec-headers"` // "Name: value" sent when fetching a URL spec
@@ -359,6 +363,15 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		return nil, fmt.Errorf("%s: %s", where, msg)
 	}
 	resolveConfigPaths(&cfg, v, fs, environ) // configpaths.go
+	fs.VisitAll(func(f *pflag.Flag) {
+		key := f.Name
+		if k, ok := flagKeys[key]; ok {
+			key = k
+		}
+		if strings.HasPrefix(f.Usage, "HTTP:") && v.IsSet(key) {
+			cfg.httpOnly = append(cfg.httpOnly, "--"+f.Name)
+		}
+	})
 	if !v.IsSet("otel") {
 		cfg.OTel = otelFromEnv(environ)
 	}
