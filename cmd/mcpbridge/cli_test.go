@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/pflag"
@@ -496,5 +498,19 @@ func TestHTTPSettingsOverStdioWarn(t *testing.T) {
 	}
 	if strings.Contains(errb.String(), "settings ignored") {
 		t.Errorf("warned without HTTP settings:\n%s", errb.String())
+	}
+}
+
+// TestDemoNoteAnyPort: with --listen on port 0 the port is chosen after
+// the note is written; the note says where to read it rather than giving
+// a URL at port 0.
+func TestDemoNoteAnyPort(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+	defer cancel()
+	var out, errb bytes.Buffer
+	_ = run(ctx, []string{"demo", "--transport", "http", "--listen", "127.0.0.1:0", "--no-auth", "--log-level", "info"}, strings.NewReader(""), &out, &errb)
+	log := errb.String()
+	if strings.Contains(log, "127.0.0.1:0/mcp") || !strings.Contains(log, "http://127.0.0.1:PORT/mcp") || !strings.Contains(log, `the port the "listening" log line gives`) {
+		t.Errorf("demo note:\n%s", log)
 	}
 }

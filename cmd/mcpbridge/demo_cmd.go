@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 
@@ -56,10 +57,18 @@ func (a *app) demoNote(cat *bridge.Catalog) {
 	fmt.Fprintf(&b, "\nmcpbridge demo: the notes API is bridged as %d MCP tools: %s\n", len(names), strings.Join(names, ", "))
 	if a.cfg.Transport == "http" {
 		url := "http://" + a.cfg.Listen + "/mcp"
+		if host, port, err := net.SplitHostPort(a.cfg.Listen); err == nil && port == "0" {
+			// The port is chosen when listening, after this note.
+			url = "http://" + net.JoinHostPort(host, "PORT") + "/mcp"
+		}
 		fmt.Fprintf(&b, "Serving MCP at %s (legacy SSE at /sse). Try it from another shell:\n", url)
 		fmt.Fprintf(&b, "  %s client list --url %s\n", self, url)
 		fmt.Fprintf(&b, "  %s client call listNotes --url %s --args '{\"limit\": 2}'\n", self, url)
-		fmt.Fprintf(&b, "  npx @modelcontextprotocol/inspector   # then connect to %s\n\n", url)
+		fmt.Fprintf(&b, "  npx @modelcontextprotocol/inspector   # then connect to %s\n", url)
+		if strings.Contains(url, ":PORT/") {
+			b.WriteString("(PORT: the port the \"listening\" log line gives)\n")
+		}
+		b.WriteString("\n")
 	} else {
 		b.WriteString("This process now speaks MCP on stdin/stdout, waiting for a client. To try it, stop it (Ctrl-C) and run:\n")
 		fmt.Fprintf(&b, "  %s client call listNotes --args '{\"limit\": 2}' --command \"%s demo\"\n", self, self)
