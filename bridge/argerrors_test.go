@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -189,6 +190,23 @@ func TestIntFormatRange(t *testing.T) {
 		}
 		if tt.upstream != "" && (len(got) != 1 || got[0] != tt.upstream) {
 			t.Errorf("%s: upstream got %q, want %q", tt.args, got, tt.upstream)
+		}
+	}
+}
+
+// TestArgumentsNotObjectPlainWords: arguments that are not an object, to a
+// tool or to call_operation, are refused in JSON's words, not the
+// decoder's (which name Go types).
+func TestArgumentsNotObjectPlainWords(t *testing.T) {
+	for _, tc := range []struct{ raw, want string }{
+		{`[1]`, "arguments must be a JSON object, not an array"},
+		{`"x"`, "arguments must be a JSON object, not a string"},
+		{`1.5`, "arguments must be a JSON object, not a number"},
+		{`true`, "arguments must be a JSON object, not a boolean"},
+	} {
+		_, err := bridge.DecodeArgsForTest(json.RawMessage(tc.raw))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "map[") {
+			t.Errorf("%s: %v; want %q", tc.raw, err, tc.want)
 		}
 	}
 }

@@ -323,12 +323,34 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	dec.UseNumber()
 	var args map[string]any
 	if err := dec.Decode(&args); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Not the decoder's words: they name Go types.
+			return nil, &ArgumentError{Reason: "arguments must be a JSON object, not " + jsonKind(te.Value)}
+		}
 		return nil, &ArgumentError{Reason: "arguments must be a JSON object: " + err.Error()}
 	}
 	for k, v := range args {
 		args[k] = normalizeNumbers(v)
 	}
 	return args, nil
+}
+
+// jsonKind names the kind of JSON value an UnmarshalTypeError's Value
+// describes ("number 1.5" is a number).
+func jsonKind(value string) string {
+	kind, _, _ := strings.Cut(value, " ")
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "string", "number":
+		return "a " + kind
+	case "bool":
+		return "a boolean"
+	case "":
+		return "that"
+	}
+	return kind
 }
 
 func normalizeNumbers(v any) any {

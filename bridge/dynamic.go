@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -537,7 +538,14 @@ func (c *Catalog) unwrapCall(call *Call) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil || in.Name == "" {
 		reason := "want {\"name\": string, \"arguments\": object}"
-		if err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			// Not the decoder's words: they name Go types.
+			reason += fmt.Sprintf(": %q is %s", te.Field, jsonKind(te.Value))
+		case errors.As(err, &te):
+			reason += ": got " + jsonKind(te.Value)
+		case err != nil:
 			reason += ": " + err.Error()
 		}
 		return &ArgumentError{Reason: reason}

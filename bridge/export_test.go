@@ -9,3 +9,6 @@ const RaceEnabled = raceEnabled
 // OperationDefs are the definitions of the operation tools (ping left out),
 // in tools/list order.
 func (c *Catalog) OperationDefs() []*mcp.Tool { return c.Defs()[:c.Len()] }
+
+// DecodeArgsForTest is decodeArgs, for the external tests.
+func DecodeArgsForTest(raw []byte) (map[string]any, error) { return decodeArgs(raw) }
