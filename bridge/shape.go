@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/bridge/schema"
 )
 
 // shapePlan is a whitelist entry's response shaping: the parts of a JSON
@@ -268,7 +270,7 @@ func (p *pruner) prune(s map[string]any, keep *fieldTree) {
 	if def == nil || p.open[inlined{keep, ref}] {
 		return
 	}
-	c := deepCopy(def).(map[string]any)
+	c := schema.CopyJSON(def).(map[string]any)
 	delete(c, "$defs")
 	p.open[inlined{keep, ref}] = true
 	p.prune(c, keep)
@@ -295,25 +297,6 @@ func (p *pruner) definition(ref string) map[string]any {
 	defs, _ := p.root["$defs"].(map[string]any)
 	def, _ := defs[name].(map[string]any)
 	return def
-}
-
-// deepCopy copies decoded JSON.
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = deepCopy(e)
-		}
-		return a
-	}
-	return v
 }
 
 // capMinItems lowers every minItems above max in the schema s, $defs

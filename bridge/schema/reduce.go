@@ -155,7 +155,7 @@ func (r *reducer) branchFor(v any, alts []*jsonschema.Schema, path []string, dep
 		for _, sub := range alts {
 			r.trials++
 			trial := reducer{k: r.k, trials: maxTrials} // no nested trials
-			if _, ok := trial.prune(deepCopy(v), sub, path, depth+1); ok && (fewest < 0 || trial.red.Count < fewest) {
+			if _, ok := trial.prune(CopyJSON(v), sub, path, depth+1); ok && (fewest < 0 || trial.red.Count < fewest) {
 				pick, fewest = sub, trial.red.Count
 			}
 		}
@@ -166,19 +166,19 @@ func (r *reducer) branchFor(v any, alts []*jsonschema.Schema, path []string, dep
 	return r.k.branchFor(v, alts, path, depth)
 }
 
-// deepCopy copies the objects and arrays of a decoded JSON value.
-func deepCopy(v any) any {
+// CopyJSON copies the objects and arrays of a decoded JSON value.
+func CopyJSON(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[k] = deepCopy(e)
+			m[k] = CopyJSON(e)
 		}
 		return m
 	case []any:
 		a := make([]any, len(x))
 		for i, e := range x {
-			a[i] = deepCopy(e)
+			a[i] = CopyJSON(e)
 		}
 		return a
 	}
