@@ -18,64 +18,44 @@ import (
 // truncated is the result of an answer longer than MaxResponseBytes, of
 // which prefix was read: a JSON array keeps the items that arrived whole
 // (still valid JSON), shaped by the whitelist entry's fields and maxItems;
-// anything else is cut at a safe point with a marker.
+// for an entry that shapes, any other JSON keeps the values that arrived
+// whole, shaped, or shows nothing; anything else is cut at a safe point
+// with a marker.
 // It is never an invalid JSON fragment, and it declares no
 // structuredContent unless the shaper can make a conforming one (and none
 // at all unless structured: the caller takes none).
 func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte, structured bool) *mcp.CallToolResult {
 	mt := result.MediaType(c.redactor, resp.Header.Get("Content-Type"))
 	limit := c.opts.MaxResponseBytes
-	if media.Classify(mt) == media.JSON || mt == "" {
+	isJSON := media.Classify(mt) == media.JSON || mt == ""
+	if isJSON {
 		if items, ok := arrayPrefix(prefix); ok {
-			raw, err := json.Marshal(items)
-			if err == nil {
+			if raw, err := json.Marshal(items); err == nil {
 				if red, err := c.redactor.RedactJSON(nil, raw); err == nil {
 					note := fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the first %d items are above, the rest were left out.", limit, len(items))
-					res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(red)}}}
-					if t.shape != nil {
-						// The whitelist's fields and maxItems, as for a
-						// whole answer (Shaper.Shape).
-						if shaped, shapeNote, ok := t.shape.reshape(red); ok {
-							res.Content[0] = &mcp.TextContent{Text: string(shaped)}
-							if shapeNote != "" {
-								res.Content = append(res.Content, &mcp.TextContent{Text: shapeNote})
-							}
-						}
+					if content, ok := shapedContent(t, red, note); ok {
+						return c.structureTruncated(t, &mcp.CallToolResult{Content: content}, structured)
 					}
-					res.Content = append(res.Content, &mcp.TextContent{Text: note})
-					if structured && t.output.Raw() != nil {
-						// An array is not the object the schema describes:
-						// the shaper's fallback gives a conforming {}.
-						c.shaper.StructureTruncated(t.def.Name, &t.output, res)
-					}
-					return res
 				}
 			}
 		}
 	}
-	if t.shape.keeps() && (media.Classify(mt) == media.JSON || mt == "") {
+	if isJSON && t.shape.keeps() {
 		// The whitelist keeps only some of this tool's answer: the raw
 		// prefix would show what it leaves out. The values that arrived
 		// whole, their containers closed, are shaped like a whole answer;
 		// a prefix that cannot be is not shown.
-		note := fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the values that arrived whole are above, the rest were left out.", limit)
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
 			"Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); none of it is shown, as the part that arrived could not be shaped to the fields this tool keeps.", limit)}}}
 		if whole, ok := completePrefix(prefix); ok {
 			if red, err := c.redactor.RedactJSON(nil, whole); err == nil {
-				if shaped, shapeNote, ok := t.shape.reshape(red); ok {
-					res.Content = []mcp.Content{&mcp.TextContent{Text: string(shaped)}}
-					if shapeNote != "" {
-						res.Content = append(res.Content, &mcp.TextContent{Text: shapeNote})
-					}
-					res.Content = append(res.Content, &mcp.TextContent{Text: note})
+				note := fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the values that arrived whole are above, the rest were left out.", limit)
+				if content, ok := shapedContent(t, red, note); ok {
+					res.Content = content
 				}
 			}
 		}
-		if structured && t.output.Raw() != nil {
-			c.shaper.StructureTruncated(t.def.Name, &t.output, res)
-		}
-		return res
+		return c.structureTruncated(t, res, structured)
 	}
 	var res *mcp.CallToolResult
 	if k := media.Classify(mt); mt != "" && k != media.JSON && k != media.JSONLines && k != media.XML && k != media.Form && k != media.Text {
@@ -94,6 +74,33 @@ func (c *Catalog) truncated(t *Tool, resp *http.Response, prefix []byte, structu
 			&mcp.TextContent{Text: fmt.Sprintf("Truncated answer: the upstream sent more than %d bytes (--max-response-bytes); the text above stops after %d of them.", limit, len(text))},
 		}}
 	}
+	return c.structureTruncated(t, res, structured)
+}
+
+// shapedContent is the content of the whole part of a cut JSON answer,
+// red (redacted): its text, shaped by the whitelist entry's fields and
+// maxItems as a whole answer is (Shaper.Shape), the shaping note if any,
+// then note. It is false when the entry's shaping could not read red.
+func shapedContent(t *Tool, red []byte, note string) ([]mcp.Content, bool) {
+	content := []mcp.Content{&mcp.TextContent{Text: string(red)}}
+	if t.shape != nil {
+		shaped, shapeNote, ok := t.shape.reshape(red)
+		if !ok {
+			return nil, false
+		}
+		content[0] = &mcp.TextContent{Text: string(shaped)}
+		if shapeNote != "" {
+			content = append(content, &mcp.TextContent{Text: shapeNote})
+		}
+	}
+	return append(content, &mcp.TextContent{Text: note}), true
+}
+
+// structureTruncated gives res, a cut answer's result, the
+// structuredContent the shaper can make conform (for a part of the answer,
+// often its fallback {}), when the caller takes one and the tool declares
+// an output schema.
+func (c *Catalog) structureTruncated(t *Tool, res *mcp.CallToolResult, structured bool) *mcp.CallToolResult {
 	if structured && t.output.Raw() != nil {
 		c.shaper.StructureTruncated(t.def.Name, &t.output, res)
 	}
