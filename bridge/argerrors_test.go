@@ -60,11 +60,7 @@ func TestArgumentMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := bridge.NewRuntime(cat)
-	tests := []struct {
-		args     string
-		want     string // the result's text
-		upstream string // what the upstream received, "" for nothing
-	}{
+	tests := []argCase{
 		{`{"limit": "ten"}`, `invalid arguments: "limit" must be an integer >= 1, got "ten"`, ""},
 		{`{"limit": 0}`, `invalid arguments: "limit" must be an integer >= 1, got 0`, ""},
 		{`{}`, `invalid arguments: "limit" is required (an integer >= 1)`, ""},
@@ -80,24 +76,7 @@ func TestArgumentMessages(t *testing.T) {
 		{`{"limit": "1&admin=<x>"}`, `invalid arguments: "limit" must be an integer >= 1, got "1&admin=<x>"`, ""},
 	}
 	for _, tt := range tests {
-		got = nil
-		out, err := rt.Call(t.Context(), &bridge.Call{Tool: "addItem", Args: json.RawMessage(tt.args), Caller: bridge.Local})
-		if err != nil {
-			t.Fatalf("%s: %v", tt.args, err)
-		}
-		text := out.Result.Content[0].(*mcp.TextContent).Text
-		if text != tt.want {
-			t.Errorf("%s:\n got %s\nwant %s", tt.args, text, tt.want)
-		}
-		if wantErr := tt.upstream == ""; out.Result.IsError != wantErr || (wantErr && out.Kind != bridge.BadArguments) {
-			t.Errorf("%s: isError %v, kind %s", tt.args, out.Result.IsError, out.Kind)
-		}
-		if tt.upstream == "" && len(got) > 0 {
-			t.Errorf("%s: the upstream was called: %q", tt.args, got)
-		}
-		if tt.upstream != "" && (len(got) != 1 || got[0] != tt.upstream) {
-			t.Errorf("%s: upstream got %q, want %q", tt.args, got, tt.upstream)
-		}
+		checkArgCase(t, rt, "addItem", tt, &got)
 	}
 }
 
@@ -147,11 +126,7 @@ func TestIntFormatRange(t *testing.T) {
 	rt := bridge.NewRuntime(cat)
 	const i32 = "within the int32 range, -2147483648 to 2147483647"
 	const i64 = "within the int64 range, -9223372036854775808 to 9223372036854775807"
-	tests := []struct {
-		args     string
-		want     string // the result's text
-		upstream string // what the upstream received, "" for nothing
-	}{
+	tests := []argCase{
 		{`{"n": 2147483648}`, `invalid arguments: "n" must be an integer ` + i32 + `, got 2147483648`, ""},
 		{`{"n": -2147483649}`, `invalid arguments: "n" must be an integer ` + i32 + `, got -2147483649`, ""},
 		{`{"n": "4294967296"}`, `invalid arguments: "n" must be an integer ` + i32 + `, got 4294967296`, ""},
@@ -173,24 +148,7 @@ func TestIntFormatRange(t *testing.T) {
 		{`{"n": 2147483647.0}`, `{"ok":true}`, `/n/2147483647? `},
 	}
 	for _, tt := range tests {
-		got = nil
-		out, err := rt.Call(t.Context(), &bridge.Call{Tool: "putNum", Args: json.RawMessage(tt.args), Caller: bridge.Local})
-		if err != nil {
-			t.Fatalf("%s: %v", tt.args, err)
-		}
-		text := out.Result.Content[0].(*mcp.TextContent).Text
-		if text != tt.want {
-			t.Errorf("%s:\n got %s\nwant %s", tt.args, text, tt.want)
-		}
-		if wantErr := tt.upstream == ""; out.Result.IsError != wantErr || (wantErr && out.Kind != bridge.BadArguments) {
-			t.Errorf("%s: isError %v, kind %s", tt.args, out.Result.IsError, out.Kind)
-		}
-		if tt.upstream == "" && len(got) > 0 {
-			t.Errorf("%s: the upstream was called: %q", tt.args, got)
-		}
-		if tt.upstream != "" && (len(got) != 1 || got[0] != tt.upstream) {
-			t.Errorf("%s: upstream got %q, want %q", tt.args, got, tt.upstream)
-		}
+		checkArgCase(t, rt, "putNum", tt, &got)
 	}
 }
 
@@ -208,5 +166,37 @@ func TestArgumentsNotObjectPlainWords(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "map[") {
 			t.Errorf("%s: %v; want %q", tc.raw, err, tc.want)
 		}
+	}
+}
+
+// argCase is a call's arguments, the result's text it must give, and what
+// the upstream must receive ("" for nothing: refused as bad arguments).
+type argCase struct {
+	args     string
+	want     string // the result's text
+	upstream string // what the upstream received, "" for nothing
+}
+
+// checkArgCase calls tool with tt's arguments; got collects what the
+// upstream receives.
+func checkArgCase(t *testing.T, rt *bridge.Runtime, tool string, tt argCase, got *[]string) {
+	t.Helper()
+	*got = nil
+	out, err := rt.Call(t.Context(), &bridge.Call{Tool: tool, Args: json.RawMessage(tt.args), Caller: bridge.Local})
+	if err != nil {
+		t.Fatalf("%s: %v", tt.args, err)
+	}
+	text := out.Result.Content[0].(*mcp.TextContent).Text
+	if text != tt.want {
+		t.Errorf("%s:\n got %s\nwant %s", tt.args, text, tt.want)
+	}
+	if wantErr := tt.upstream == ""; out.Result.IsError != wantErr || (wantErr && out.Kind != bridge.BadArguments) {
+		t.Errorf("%s: isError %v, kind %s", tt.args, out.Result.IsError, out.Kind)
+	}
+	if tt.upstream == "" && len(*got) > 0 {
+		t.Errorf("%s: the upstream was called: %q", tt.args, *got)
+	}
+	if tt.upstream != "" && (len(*got) != 1 || (*got)[0] != tt.upstream) {
+		t.Errorf("%s: upstream got %q, want %q", tt.args, *got, tt.upstream)
 	}
 }
