@@ -120,9 +120,10 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	h.mux.Handle("/health", g.screened(healthHandler(o.Status, g.authenticated)))
 	h.mux.Handle("/ready", g.screened(readyHandler(o.Status)))
 	for pattern, route := range o.Routes {
-		// No comments, but the same bound on each write (the REST
-		// facade's answers are as large as /mcp's).
-		h.mux.Handle(pattern, g.wrap(keepAlive(0, o.ReadTimeout, route)))
+		// The same bound on each write (the REST facade's answers are as
+		// large as /mcp's), and comments on an event stream (its streamed
+		// call, waiting for a slow upstream behind a proxy's idle timeout).
+		h.mux.Handle(pattern, g.wrap(keepAlive(o.KeepAlive, o.ReadTimeout, route)))
 	}
 	for pattern, route := range o.PublicRoutes {
 		h.mux.Handle(pattern, g.screened(route))

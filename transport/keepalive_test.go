@@ -51,6 +51,30 @@ func TestKeepAlive(t *testing.T) {
 	})
 }
 
+// TestKeepAliveRoute checks that an event stream served by a route beside
+// /mcp (the REST facade's streamed call) gets keepalive comments while it
+// waits: a slow upstream call behind a proxy with an idle timeout was cut.
+func TestKeepAliveRoute(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	routes := map[string]http.Handler{"/api/": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "event: progress\ndata: {}\n\n")
+		w.(http.Flusher).Flush()
+		select { // a slow call
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})}
+	ts := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{KeepAlive: 5 * time.Millisecond, Routes: routes})
+	events := openStream(t, rpc(t, "POST", ts.URL+"/api/tools/slow", "{}", map[string]string{"Accept": "text/event-stream"}))
+	if ev := <-events; ev.name != "progress" {
+		t.Fatalf("first event = %+v; want progress", ev)
+	}
+	waitComment(t, events)
+}
+
 // openStream issues a GET that returns an event stream and parses it.
 func openStream(t *testing.T, req *http.Request) <-chan sseEvent {
 	t.Helper()
