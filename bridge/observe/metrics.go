@@ -45,6 +45,7 @@ type Metrics struct {
 	bytes      *prometheus.CounterVec   // tool
 	inflight   prometheus.Gauge
 	redactions prometheus.Counter
+	unenforced prometheus.Counter     // calls past a failed quota store
 	reloads    *prometheus.CounterVec // result
 	tools      prometheus.Gauge
 
@@ -112,6 +113,7 @@ func (m *Metrics) upstreamObserver(s *toolSeries, tool string) prometheus.Observ
 //	mcpbridge_inflight_calls                            gauge
 //	mcpbridge_response_bytes_total{tool}                counter, upstream body bytes
 //	mcpbridge_redactions_total                          counter
+//	mcpbridge_quota_unenforced_calls_total              counter, calls let through uncounted (quota-fail open)
 //	mcpbridge_spec_reloads_total{result}                counter (ok, unchanged, failed)
 //	mcpbridge_tools                                     gauge, operation tools served
 //	mcpbridge_build_info{version}                       gauge, always 1
@@ -163,6 +165,10 @@ func newMetrics(reg *prometheus.Registry, version string, toolCap int) (*Metrics
 			Name: "mcpbridge_redactions_total",
 			Help: "Values replaced by the redactor.",
 		}),
+		unenforced: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "mcpbridge_quota_unenforced_calls_total",
+			Help: "Tool calls let through uncounted because the quota store failed (quota-fail open).",
+		}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mcpbridge_spec_reloads_total",
 			Help: "Spec reload attempts by result (ok, unchanged, failed).",
@@ -185,7 +191,7 @@ func newMetrics(reg *prometheus.Registry, version string, toolCap int) (*Metrics
 	var errs []error
 	for _, c := range []prometheus.Collector{
 		m.calls, m.duration, m.upstream, m.retries, m.bytes, m.inflight,
-		m.redactions, m.reloads, m.tools, buildInfo,
+		m.redactions, m.unenforced, m.reloads, m.tools, buildInfo,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	} {
@@ -216,6 +222,10 @@ func (m *Metrics) AddRedactions(n int) {
 		m.redactions.Add(float64(n))
 	}
 }
+
+// QuotaUnenforced counts one call let through uncounted because the quota
+// store failed (quota-fail open); pass it as quota.Options.Unenforced.
+func (m *Metrics) QuotaUnenforced() { m.unenforced.Inc() }
 
 // Reload counts one spec reload attempt with its result: [ReloadOK],
 // [ReloadUnchanged] or [ReloadFailed]. Any other value is counted as

@@ -60,6 +60,8 @@ func TestMetricsMiddleware(t *testing.T) {
 	m.Reload("exploded") // counted as failed
 	m.AddRedactions(3)
 	m.AddRedactions(-1)
+	m.QuotaUnenforced()
+	m.QuotaUnenforced()
 
 	// The 404 body is text/plain "no such thing\n" (14 bytes); flaky's
 	// second attempt answers {"ok":true} (11 bytes).
@@ -89,6 +91,9 @@ mcpbridge_inflight_calls 0
 # HELP mcpbridge_redactions_total Values replaced by the redactor.
 # TYPE mcpbridge_redactions_total counter
 mcpbridge_redactions_total 3
+# HELP mcpbridge_quota_unenforced_calls_total Tool calls let through uncounted because the quota store failed (quota-fail open).
+# TYPE mcpbridge_quota_unenforced_calls_total counter
+mcpbridge_quota_unenforced_calls_total 2
 # HELP mcpbridge_spec_reloads_total Spec reload attempts by result (ok, unchanged, failed).
 # TYPE mcpbridge_spec_reloads_total counter
 mcpbridge_spec_reloads_total{result="failed"} 1
@@ -103,7 +108,7 @@ mcpbridge_build_info{version="1.2.3"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
 		"mcpbridge_tool_calls_total", "mcpbridge_upstream_retries_total", "mcpbridge_response_bytes_total",
-		"mcpbridge_inflight_calls", "mcpbridge_redactions_total", "mcpbridge_spec_reloads_total",
+		"mcpbridge_inflight_calls", "mcpbridge_redactions_total", "mcpbridge_quota_unenforced_calls_total", "mcpbridge_spec_reloads_total",
 		"mcpbridge_tools", "mcpbridge_build_info"); err != nil {
 		t.Error(err)
 	}
@@ -177,6 +182,7 @@ func TestMetricsHandler(t *testing.T) {
 	want := []string{
 		"mcpbridge_build_info",
 		"mcpbridge_inflight_calls",
+		"mcpbridge_quota_unenforced_calls_total",
 		"mcpbridge_redactions_total",
 		"mcpbridge_response_bytes_total",
 		"mcpbridge_spec_reloads_total",

@@ -23,6 +23,10 @@ type Options struct {
 	// in an outage and an INFO when the store works again; nil logs
 	// nothing.
 	Log *zap.Logger
+	// Unenforced, when set, is called for each call let through uncounted
+	// because the store failed (FailOpen), so that a metric shows quotas
+	// are not enforced; nil reports nothing.
+	Unenforced func()
 }
 
 // The client messages of the store-failure refusals.
@@ -61,7 +65,7 @@ func Middleware(p Policy, s Store, opts Options) bridge.Middleware {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	q := &quota{policy: p, store: s, failOpen: opts.FailOpen, log: log}
+	q := &quota{policy: p, store: s, failOpen: opts.FailOpen, log: log, unenforced: opts.Unenforced}
 	return func(next bridge.Invoker) bridge.Invoker {
 		return bridge.InvokerFunc(func(ctx context.Context, c *bridge.Call) (*bridge.Outcome, error) {
 			if out := q.check(ctx, c); out != nil {
@@ -74,10 +78,11 @@ func Middleware(p Policy, s Store, opts Options) bridge.Middleware {
 
 // quota is the state of one [Middleware].
 type quota struct {
-	policy   Policy
-	store    Store
-	failOpen bool
-	log      *zap.Logger
+	policy     Policy
+	store      Store
+	failOpen   bool
+	log        *zap.Logger
+	unenforced func() // nil: not reported
 
 	failing    atomic.Bool // the last store answer was an error
 	mu         sync.Mutex
@@ -102,6 +107,9 @@ func (q *quota) check(ctx context.Context, c *bridge.Call) *bridge.Outcome {
 		}
 		q.noteError(err)
 		if q.failOpen {
+			if q.unenforced != nil {
+				q.unenforced()
+			}
 			return nil
 		}
 		msg := msgStoreDown

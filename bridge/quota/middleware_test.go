@@ -220,7 +220,9 @@ func TestQuotaStoreFailure(t *testing.T) {
 			u := newUpstream(t)
 			core, logs := observer.New(zapcore.DebugLevel)
 			st := &flaky{Store: quota.NewMemoryStore()}
-			rt := bridge.NewRuntime(catalog(t, u), quota.Middleware(quota.Policy{Default: l}, st, quota.Options{FailOpen: failOpen, Log: zap.New(core)}))
+			var unenforced atomic.Int64
+			rt := bridge.NewRuntime(catalog(t, u), quota.Middleware(quota.Policy{Default: l}, st, quota.Options{FailOpen: failOpen, Log: zap.New(core),
+				Unenforced: func() { unenforced.Add(1) }}))
 			wantOK(t, call(t, rt, "echo", key1), "store up")
 
 			st.fail(down)
@@ -264,6 +266,11 @@ func TestQuotaStoreFailure(t *testing.T) {
 			st.heal()
 			wantOK(t, call(t, rt, "echo", key1), "store back again")
 			noSecrets(t, logs)
+			// Every call let through uncounted is reported (for the
+			// metric), ping excepted: it is never counted.
+			if want := map[bool]int64{false: 0, true: 13}[failOpen]; unenforced.Load() != want {
+				t.Errorf("Unenforced called %d times, want %d", unenforced.Load(), want)
+			}
 		})
 	}
 }

@@ -269,7 +269,8 @@ func (a *app) quotaMiddleware() (bridge.Middleware, error) {
 		store = quota.NewRedisStore(client, a.cfg.RedisPrefix)
 		a.log.Info("quotas shared through Redis", zap.String("redis", specloader.RedactURL(a.cfg.RedisURL)), zap.String("prefix", a.cfg.RedisPrefix))
 	}
-	return quota.Middleware(p, store, quota.Options{FailOpen: a.cfg.QuotaFail == "open", Log: a.log}), nil
+	return quota.Middleware(p, store, quota.Options{FailOpen: a.cfg.QuotaFail == "open", Log: a.log,
+		Unenforced: a.metrics.QuotaUnenforced}), nil
 }
 
 // tracingShutdownTimeout bounds the export of the spans still buffered at
