@@ -46,6 +46,10 @@ type Options struct {
 	MaxBatch int
 	// BatchConcurrency bounds the calls of a batch run at once; 0 means 8.
 	BatchConcurrency int
+	// MaxBatchHeldBytes bounds the encoded results of a batch that are done
+	// but wait for an earlier one to be written: past it no further call
+	// of the batch starts until they are; 0 means 16 MiB.
+	MaxBatchHeldBytes int64
 	// MaxBodyBytes bounds a request body; 0 means 4 MiB.
 	MaxBodyBytes int64
 	// Identity tells who calls; nil means nobody is known (an anonymous
@@ -67,6 +71,9 @@ func Handler(rt *bridge.Runtime, opts Options) http.Handler {
 	}
 	if opts.BatchConcurrency <= 0 {
 		opts.BatchConcurrency = 8
+	}
+	if opts.MaxBatchHeldBytes <= 0 {
+		opts.MaxBatchHeldBytes = 16 << 20
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
@@ -270,38 +277,127 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 		h.writeJSON(w, http.StatusBadRequest, errorBody{fmt.Sprintf("batch: between 1 and %d calls, got %d", h.o.MaxBatch, len(req.Calls))})
 		return
 	}
+	h.runBatch(w, r, req.Calls)
+}
+
+// batchSlot is one call of a running batch: its encoded result once done
+// is closed.
+type batchSlot struct {
+	done chan struct{}
+	data []byte
+}
+
+// runBatch runs calls, BatchConcurrency at a time, and writes each result
+// as soon as it and those before it are done, then lets it go: a batch
+// holds no more than the calls running and the results waiting for an
+// earlier one, and no further call starts while those exceed
+// MaxBatchHeldBytes (a slow first call, or a client reading slowly).
+func (h *handler) runBatch(w http.ResponseWriter, r *http.Request, calls []callRequest) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
 	id := h.identity(r)
-	results := make([]batchResult, len(req.Calls))
-	sem := make(chan struct{}, h.o.BatchConcurrency)
-	var wg sync.WaitGroup
-	for i, cr := range req.Calls {
-		results[i].Name = cr.Name
-		if len(cr.Arguments) == 0 || string(cr.Arguments) == "null" {
-			cr.Arguments = json.RawMessage("{}")
+	slots := make([]batchSlot, len(calls))
+	var (
+		mu    sync.Mutex
+		held  int64
+		freed = make(chan struct{}, 1) // a result was written
+	)
+	finish := func(i int, res batchResult) {
+		data, err := json.Marshal(res)
+		if err != nil {
+			h.o.Log.Error("encoding batch result", zap.String("tool", res.Name), zap.Error(err))
+			data, _ = json.Marshal(batchResult{Name: res.Name, Status: http.StatusInternalServerError, Error: "internal error"})
 		}
-		if !isObject(cr.Arguments) {
-			results[i].Status, results[i].Error = http.StatusBadRequest, "arguments must be a JSON object"
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		mu.Lock()
+		held += int64(len(data))
+		mu.Unlock()
+		slots[i].data = data
+		close(slots[i].done)
+	}
+	overBudget := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return held > h.o.MaxBatchHeldBytes
+	}
+	for i := range slots {
+		slots[i].done = make(chan struct{})
+	}
+	go func() { // starts the calls in order, so the next one to write is always running
+		sem := make(chan struct{}, h.o.BatchConcurrency)
+		for i, cr := range calls {
+			if len(cr.Arguments) == 0 || string(cr.Arguments) == "null" {
+				cr.Arguments = json.RawMessage("{}")
+			}
+			if !isObject(cr.Arguments) {
+				finish(i, batchResult{Name: cr.Name, Status: http.StatusBadRequest, Error: "arguments must be a JSON object"})
+				continue
+			}
+			ready := false
 			select {
 			case sem <- struct{}{}:
-			case <-r.Context().Done():
-				results[i].Status, results[i].Error = http.StatusServiceUnavailable, "request cancelled"
+				ready = true
+				for ready && overBudget() {
+					select {
+					case <-freed:
+					case <-ctx.Done():
+						ready = false
+					}
+				}
+			case <-ctx.Done():
+			}
+			if !ready {
+				for j := i; j < len(calls); j++ {
+					finish(j, batchResult{Name: calls[j].Name, Status: http.StatusServiceUnavailable, Error: "request cancelled"})
+				}
 				return
 			}
-			defer func() { <-sem }()
-			out, status, msg := h.run(r.Context(), &bridge.Call{Tool: cr.Name, Args: cr.Arguments, Caller: id, Transport: "rest"})
-			results[i].Status, results[i].Error = status, msg
-			if out != nil {
-				results[i].Result = out.Result
-			}
-		}()
+			go func() {
+				defer func() { <-sem }() // after finish: the budget counts the result first
+				out, status, msg := h.run(ctx, &bridge.Call{Tool: cr.Name, Args: cr.Arguments, Caller: id, Transport: "rest"})
+				res := batchResult{Name: cr.Name, Status: status, Error: msg}
+				if out != nil {
+					res.Result = out.Result
+				}
+				finish(i, res)
+			}()
+		}
+	}()
+
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	var werr error
+	write := func(p []byte) {
+		if werr == nil {
+			_, werr = w.Write(p)
+		}
 	}
-	wg.Wait()
-	h.writeJSON(w, http.StatusOK, map[string]any{"results": results})
+	write([]byte(`{"results":[`))
+	for i := range slots {
+		<-slots[i].done
+		if i > 0 {
+			write([]byte(","))
+		}
+		write(slots[i].data)
+		if fl != nil && werr == nil {
+			fl.Flush()
+		}
+		mu.Lock()
+		held -= int64(len(slots[i].data))
+		mu.Unlock()
+		slots[i].data = nil
+		select {
+		case freed <- struct{}{}:
+		default:
+		}
+		if werr != nil {
+			cancel() // the client is gone: the calls still to run need not
+		}
+	}
+	write([]byte("]}\n"))
+	if werr != nil {
+		h.o.Log.Debug("writing batch answer", zap.Error(werr))
+	}
 }
 
 // stream runs one call, sending "progress" events as it advances and a

@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -360,6 +362,82 @@ func TestWrongRouteJSON(t *testing.T) {
 		var e struct{ Error string }
 		if status != tc.status || h.Get("Allow") != tc.allow || h.Get("Content-Type") != "application/json" || json.Unmarshal([]byte(body), &e) != nil || e.Error == "" {
 			t.Errorf("%s %s: %d Allow=%q %s %q; want %d, Allow=%q, a JSON error", tc.method, tc.path, status, h.Get("Allow"), h.Get("Content-Type"), body, tc.status, tc.allow)
+		}
+	}
+}
+
+// gated blocks every call of getItem with id 0 until release is closed, and
+// counts the calls that reached it.
+func gated(release <-chan struct{}, started *atomic.Int64) bridge.Middleware {
+	return func(next bridge.Invoker) bridge.Invoker {
+		return bridge.InvokerFunc(func(ctx context.Context, c *bridge.Call) (*bridge.Outcome, error) {
+			started.Add(1)
+			if string(c.Args) == `{"id":0}` {
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}
+			return next.Invoke(ctx, c)
+		})
+	}
+}
+
+// A batch's results are written in order as soon as they and those before
+// them are done, not held until the whole batch is: six batches of 32 calls
+// answering 4 MiB each held 2.5 GB.
+func TestBatchWritesResultsAsTheyFinish(t *testing.T) {
+	release := make(chan struct{})
+	var started atomic.Int64
+	srv := httptest.NewServer(rest.Handler(newRuntime(t, gated(release, &started)), rest.Options{}))
+	defer srv.Close()
+	defer close(release)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/api/batch",
+		strings.NewReader(`{"calls":[{"name":"getItem","arguments":{"id":1}},{"name":"getItem","arguments":{"id":0}}]}`))
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatalf("the batch's answer did not start while its second call ran: %v", err)
+	}
+	defer resp.Body.Close()
+	var got []byte
+	buf := make([]byte, 4096)
+	for !strings.Contains(string(got), `{\"id\":\"1\"}`) {
+		n, err := resp.Body.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			t.Fatalf("the first result was not written while the second call ran: %v; got %q", err, got)
+		}
+	}
+}
+
+// Finished results waiting for an earlier one to be written are bounded:
+// past MaxBatchHeldBytes no further call of the batch starts until they
+// are written.
+func TestBatchHeldBytesBounded(t *testing.T) {
+	release := make(chan struct{})
+	var started atomic.Int64
+	srv := httptest.NewServer(rest.Handler(newRuntime(t, gated(release, &started)), rest.Options{BatchConcurrency: 2, MaxBatchHeldBytes: 1}))
+	defer srv.Close()
+	calls := []string{`{"name":"getItem","arguments":{"id":0}}`}
+	for i := 1; i < 10; i++ {
+		calls = append(calls, `{"name":"getItem","arguments":{"id":`+strconv.Itoa(i)+`}}`)
+	}
+	done := make(chan string, 1)
+	go func() {
+		_, _, body := do(t, srv, "POST", "/api/batch", `{"calls":[`+strings.Join(calls, ",")+`]}`)
+		done <- body
+	}()
+	time.Sleep(300 * time.Millisecond) // time for calls that should not start to start
+	if n := started.Load(); n > 2 {
+		t.Errorf("%d calls started while the first was running and the second's result waited; want 2", n)
+	}
+	close(release)
+	body := <-done
+	for i := range 10 {
+		if !strings.Contains(body, `{\"id\":\"`+strconv.Itoa(i)+`\"}`) {
+			t.Errorf("result %d missing from %s", i, body)
 		}
 	}
 }
