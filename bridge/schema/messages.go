@@ -194,12 +194,28 @@ func join(field, prop string) string {
 func nearestName(name string, props map[string]*jsonschema.Schema) string {
 	limit := max(2, utf8.RuneCountInString(name)/3)
 	best, bestD := "", limit+1
+	lower := strings.ToLower(name)
+	n := utf8.RuneCountInString(lower)
 	for p := range props {
-		if d := EditDistance(strings.ToLower(name), strings.ToLower(p)); d < bestD || (d == bestD && p < best) {
+		lp := strings.ToLower(p)
+		if abs(n-utf8.RuneCountInString(lp)) > bestD {
+			// The distance is at least the difference in length: p
+			// cannot be nearer, and a huge name is never compared
+			// rune by rune.
+			continue
+		}
+		if d := EditDistance(lower, lp); d < bestD || (d == bestD && p < best) {
 			best, bestD = p, d
 		}
 	}
 	return best
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // EditDistance is the optimal string alignment (restricted
