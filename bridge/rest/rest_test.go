@@ -441,3 +441,42 @@ func TestBatchHeldBytesBounded(t *testing.T) {
 		}
 	}
 }
+
+// A batch whose client leaves starts no further call, and its handler
+// returns: the calls running are cancelled.
+func TestBatchClientGone(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	var started atomic.Int64
+	handlerDone := make(chan struct{})
+	h := rest.Handler(newRuntime(t, gated(release, &started)), rest.Options{BatchConcurrency: 2})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		close(handlerDone)
+	}))
+	defer srv.Close()
+	calls := make([]string, 10)
+	for i := range calls {
+		calls[i] = `{"name":"getItem","arguments":{"id":0}}` // each blocks until cancelled
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/api/batch", strings.NewReader(`{"calls":[`+strings.Join(calls, ",")+`]}`))
+	go func() {
+		for started.Load() < 2 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	if resp, err := srv.Client().Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	select {
+	case <-handlerDone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the batch handler still runs after its client left")
+	}
+	if n := started.Load(); n != 2 {
+		t.Errorf("%d calls started; want the 2 running when the client left", n)
+	}
+}
