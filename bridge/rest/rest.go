@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -50,6 +51,11 @@ type Options struct {
 	// but wait for an earlier one to be written: past it no further call
 	// of the batch starts until they are; 0 means 16 MiB.
 	MaxBatchHeldBytes int64
+	// KeepAlive is how often a batch waiting for its next result writes a
+	// newline (whitespace between the values of its JSON answer), so that
+	// a proxy with an idle timeout does not cut it; 0 means 30s, negative
+	// none. A streamed call gets SSE comments from the HTTP transport.
+	KeepAlive time.Duration
 	// MaxBodyBytes bounds a request body; 0 means 4 MiB.
 	MaxBodyBytes int64
 	// Identity tells who calls; nil means nobody is known (an anonymous
@@ -77,6 +83,9 @@ func Handler(rt *bridge.Runtime, opts Options) http.Handler {
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 4 << 20
+	}
+	if opts.KeepAlive == 0 {
+		opts.KeepAlive = 30 * time.Second
 	}
 	if opts.Log == nil {
 		opts.Log = zap.NewNop()
@@ -373,8 +382,28 @@ func (h *handler) runBatch(w http.ResponseWriter, r *http.Request, calls []callR
 		}
 	}
 	write([]byte(`{"results":[`))
+	if fl != nil {
+		fl.Flush()
+	}
+	var tick <-chan time.Time
+	if h.o.KeepAlive > 0 {
+		t := time.NewTicker(h.o.KeepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
 	for i := range slots {
-		<-slots[i].done
+	wait:
+		for {
+			select {
+			case <-slots[i].done:
+				break wait
+			case <-tick:
+				write([]byte("\n"))
+				if fl != nil && werr == nil {
+					fl.Flush()
+				}
+			}
+		}
 		if i > 0 {
 			write([]byte(","))
 		}

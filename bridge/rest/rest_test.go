@@ -480,3 +480,40 @@ func TestBatchClientGone(t *testing.T) {
 		t.Errorf("%d calls started; want the 2 running when the client left", n)
 	}
 }
+
+// A batch waiting for a slow call keeps its answer alive with whitespace
+// between results (valid JSON), as an event stream gets comments: a proxy
+// with an idle timeout cut a batch whose first call was slow.
+func TestBatchKeepAlive(t *testing.T) {
+	release := make(chan struct{})
+	var started atomic.Int64
+	srv := httptest.NewServer(rest.Handler(newRuntime(t, gated(release, &started)), rest.Options{KeepAlive: 5 * time.Millisecond}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/api/batch",
+		strings.NewReader(`{"calls":[{"name":"getItem","arguments":{"id":0}},{"name":"getItem","arguments":{"id":1}}]}`))
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got []byte
+	buf := make([]byte, 4096)
+	for !strings.HasSuffix(string(got), "\n\n") {
+		n, err := resp.Body.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			t.Fatalf("no keepalive while the first call ran: %v; got %q", err, got)
+		}
+	}
+	close(release)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct{ Results []struct{ Status int } }
+	if err := json.Unmarshal(append(got, rest...), &body); err != nil || len(body.Results) != 2 {
+		t.Errorf("answer %q: %v; want valid JSON with 2 results", append(got, rest...), err)
+	}
+}

@@ -590,7 +590,7 @@ func (a *app) httpRoutes(rt *bridge.Runtime) map[string]http.Handler {
 	if !a.cfg.REST {
 		return nil
 	}
-	h := rest.Handler(rt, rest.Options{MaxBodyBytes: a.cfg.MaxBodyBytes, Log: a.log, Identity: restIdentity,
+	h := rest.Handler(rt, rest.Options{MaxBodyBytes: a.cfg.MaxBodyBytes, KeepAlive: a.cfg.KeepAlive, Log: a.log, Identity: restIdentity,
 		Visible: func(id *bridge.Identity, t *bridge.Tool) bool { return t.Allowed(id) }})
 	if a.tracing != nil {
 		h = trace.HTTPContext(h) // a REST client's traceparent parents its calls
