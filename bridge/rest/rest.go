@@ -289,8 +289,8 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 	h.runBatch(w, r, req.Calls)
 }
 
-// batchSlot is one call of a running batch: its encoded result once done
-// is closed.
+// batchSlot is one call of a running batch: data is its encoded result,
+// set before done is closed.
 type batchSlot struct {
 	done chan struct{}
 	data []byte
