@@ -341,20 +341,17 @@ func (h *handler) runBatch(w http.ResponseWriter, r *http.Request, calls []callR
 				finish(i, batchResult{Name: cr.Name, Status: http.StatusBadRequest, Error: "arguments must be a JSON object"})
 				continue
 			}
-			ready := false
 			select {
 			case sem <- struct{}{}:
-				ready = true
-				for ready && overBudget() {
+				for overBudget() && ctx.Err() == nil {
 					select {
 					case <-freed:
 					case <-ctx.Done():
-						ready = false
 					}
 				}
 			case <-ctx.Done():
 			}
-			if !ready {
+			if ctx.Err() != nil { // the client left: start nothing more
 				for j := i; j < len(calls); j++ {
 					finish(j, batchResult{Name: calls[j].Name, Status: http.StatusServiceUnavailable, Error: "request cancelled"})
 				}
