@@ -149,6 +149,21 @@ paths:
         content:
           application/vnd.api+json: {schema: {type: object, properties: {data: {type: object}}}}
       responses: {"200": {description: ok}}
+  /nullable:
+    post:
+      operationId: bodyNullable
+      requestBody:
+        content:
+          application/json: {schema: {type: object, nullable: true, properties: {a: {type: string}}}}
+      responses: {"200": {description: ok}}
+  /nullableRequired:
+    post:
+      operationId: bodyNullableRequired
+      requestBody:
+        required: true
+        content:
+          application/vnd.api+json: {schema: {type: object, nullable: true, properties: {a: {type: string}}}}
+      responses: {"200": {description: ok}}
   /form:
     post:
       operationId: bodyForm
@@ -286,6 +301,14 @@ func TestRequestWire(t *testing.T) {
 		{tool: "bodyVendorJSON", args: map[string]any{"body": map[string]any{"data": map[string]any{"k": 1.5}}},
 			want: wire{Line: "POST /vnd HTTP/1.1", Headers: map[string]string{"Content-Type": "application/vnd.api+json"},
 				Body: `{"data":{"k":1.5}}`}},
+		// A null body the schema allows is the JSON text null; an absent
+		// optional body stays absent.
+		{tool: "bodyNullable", args: map[string]any{"body": nil},
+			want: wire{Line: "POST /nullable HTTP/1.1", Headers: map[string]string{"Content-Type": "application/json"}, Body: "null"}},
+		{tool: "bodyNullable", args: map[string]any{},
+			want: wire{Line: "POST /nullable HTTP/1.1"}},
+		{tool: "bodyNullableRequired", args: map[string]any{"body": nil},
+			want: wire{Line: "POST /nullableRequired HTTP/1.1", Headers: map[string]string{"Content-Type": "application/vnd.api+json"}, Body: "null"}},
 		{tool: "bodyForm", args: map[string]any{"body": map[string]any{
 			"name": "a b&c=d", "plain": []any{"x", "y"}, "tags": []any{"t1", "t2"}, "pipe": []any{"p1", "p2"},
 			"meta": map[string]any{"k": "v"}, "deep": map[string]any{"x": 1},

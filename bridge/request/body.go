@@ -368,9 +368,10 @@ func (b *Body) fileProps() []string {
 
 // encode serializes the `body` argument value and returns the bytes and the
 // exact Content-Type header (multipart includes its boundary). A null value
-// means no body (nil, "", nil) unless the body is required.
+// means no body (nil, "", nil) unless the body is required, but for JSON.
 //
-//   - JSON: compact, HTML characters unescaped.
+//   - JSON: compact, HTML characters unescaped; null (a body the schema
+//     lets be null) is the JSON text null.
 //   - Form: one entry per object property in sorted order. With an Encoding
 //     Object that sets style, explode or allowReserved (a styled
 //     property), the property is serialized like a query parameter with
@@ -425,6 +426,12 @@ func (b *Body) encodeChecked(v any, limit int, field func(string) error) ([]byte
 
 func (b *Body) encodeCapped(v any, limit int, field func(string) error) ([]byte, string, error) {
 	if v == nil {
+		if b.Kind == KindJSON {
+			// Arguments are validated before they are encoded: a null
+			// body is one the schema allows (nullable, type [..., "null"])
+			// and is the JSON text null. An absent body is never encoded.
+			return []byte("null"), b.Header, nil
+		}
 		if b.Required {
 			return nil, "", errors.New("body is required")
 		}

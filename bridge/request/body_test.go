@@ -334,13 +334,25 @@ var bodyCases = []struct {
 		wantBody: "x", wantType: "image/png",
 	},
 	{
-		name:  "null optional body",
+		// Arguments are validated first: a null that reaches the encoder
+		// is one the schema allows, and JSON has a text for it.
+		name:  "null optional JSON body",
 		rb:    `{"content":{"application/json":{}}}`,
+		value: nil, wantBody: "null", wantType: "application/json",
+	},
+	{
+		name:  "null required JSON body",
+		rb:    `{"required":true,"content":{"application/json":{}}}`,
+		value: nil, wantBody: "null", wantType: "application/json",
+	},
+	{
+		name:  "null optional text body",
+		rb:    `{"content":{"text/plain":{}}}`,
 		value: nil,
 	},
 	{
-		name:  "null required body",
-		rb:    `{"required":true,"content":{"application/json":{}}}`,
+		name:  "null required text body",
+		rb:    `{"required":true,"content":{"text/plain":{}}}`,
 		value: nil, err: "body is required",
 	},
 }
