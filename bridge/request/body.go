@@ -726,7 +726,9 @@ func writeTextPart(w *multipart.Writer, name string, v any, e *Encoding, item bo
 	}
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", `form-data; name="`+quoteParam(name)+`"`)
-	if ct != "" && media.Type(ct) != "text/plain" {
+	if ct != "" && !strings.EqualFold(strings.TrimSpace(ct), "text/plain") {
+		// A bare text/plain is the part default (RFC 7578); parameters
+		// such as a charset are the spec's word and go with the part.
 		h.Set("Content-Type", ct)
 	}
 	pw, err := w.CreatePart(h)

@@ -273,6 +273,22 @@ var bodyCases = []struct {
 		oracle:   true, oracleWant: map[string]any{"files": []any{"a,b", "x"}},
 	},
 	{
+		// The encoding's contentType is the part's label; only a bare
+		// text/plain, the multipart default, goes without saying.
+		name: "multipart text part keeps its charset",
+		rb: `{"content":{"multipart/form-data":{"schema":{"type":"object","properties":{
+			"x":{"type":"string"},"y":{"type":"string"}}},
+			"encoding":{"x":{"contentType":"text/plain; charset=utf-8"},"y":{"contentType":"text/plain"}}}}}`,
+		value: map[string]any{"x": "é", "y": "ü"},
+		wantBody: "--BOUNDARY\r\n" +
+			"Content-Disposition: form-data; name=\"x\"\r\n" +
+			"Content-Type: text/plain; charset=utf-8\r\n\r\n" +
+			"é\r\n--BOUNDARY\r\n" +
+			"Content-Disposition: form-data; name=\"y\"\r\n\r\n" +
+			"ü\r\n--BOUNDARY--\r\n",
+		wantType: "multipart/form-data; boundary=BOUNDARY",
+	},
+	{
 		name:  "multipart bad base64",
 		rb:    `{"content":{"multipart/form-data":{"schema":{"type":"object","properties":{"f":{"type":"string","format":"binary"}}}}}}`,
 		value: map[string]any{"f": "not base64!"}, err: `body property "f": invalid base64`,
