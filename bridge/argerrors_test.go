@@ -68,6 +68,10 @@ func TestArgumentMessages(t *testing.T) {
 		{`{"limit": 1, "body": {"name": "x"}}`, `invalid arguments: "body.name" must be a string of at least 2 characters, got "x" (1 character)`, ""},
 		{`{"limit": 1, "body": {"nmae": "xy"}}`, `invalid arguments: "body" has no property "nmae" (did you mean "name"?); it takes "count", "name"`, ""},
 		{`{"limit": 1, "body": {"count": {"a": [1]}}}`, `invalid arguments: "body.count" must be a number, got {"a":[1]}`, ""},
+		// A JSON number beyond float64's range is a number, too large to
+		// read: said so, not "it must be a number".
+		{`{"limit": 1, "body": {"count": 1e400}}`, `invalid arguments: "body.count" must be a number of magnitude below about 1.8e308 (a double), got 1e400`, ""},
+		{`{"limit": 1, "body": {"count": -2E+999}}`, `invalid arguments: "body.count" must be a number of magnitude below about 1.8e308 (a double), got -2E+999`, ""},
 		// Coercible strings are accepted and sent typed.
 		{`{"limit": "2", "dryRun": "true", "body": {"count": "1.5"}}`, `{"ok":true}`, `limit=2&dryRun=true {"count":1.5}`},
 		// A coercible string next to a real problem: the problem is reported.

@@ -302,6 +302,13 @@ func (k *checker) scalar(v any, s *jsonschema.Schema, path []string) *failure {
 	if len(s.Types) > 0 && !slices.ContainsFunc(s.Types, func(t string) bool { return typeAdmits(t, kind) }) {
 		return failKW(path, "type "+kind+", want "+strings.Join(s.Types, " or "), "type", s, v)
 	}
+	if x, ok := v.(json.Number); ok && (s.Type == "number" || s.Type == "integer" ||
+		slices.Contains(s.Types, "number") || slices.Contains(s.Types, "integer")) {
+		// Beyond float64's range: the validator reads no number in it.
+		if f, _ := x.Float64(); math.IsInf(f, 0) {
+			return failKW(path, "beyond float64", "double", s, v)
+		}
+	}
 	if s.Enum != nil && !slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(v, e) }) {
 		return failKW(path, "not one of the enum values", "enum", s, v)
 	}

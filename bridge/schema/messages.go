@@ -127,6 +127,8 @@ func (k *checker) message(f *failure, field string) string {
 		return subject + " must not be " + k.describe(f.s.Not, 0) + ", got " + renderValue(f.v)
 	case "false":
 		return subject + " is not allowed here"
+	case "double":
+		return subject + " must be a number of magnitude below about 1.8e308 (a double), got " + renderValue(f.v)
 	case "format":
 		if lo, hi, ok := intRange(f.s.Format); ok {
 			d := k.describe(f.s, 0)
