@@ -32,8 +32,11 @@ import (
 //     %2E%2E%2Fa, safe even for servers that decode %2F first), and when the
 //     whole result would be a dot segment (label of "" is %2E). An empty
 //     result is an error: "/pets/" would replace "/pets/{id}".
-//   - Headers are not percent-encoded (the spec forbids it); control
-//     characters other than tab are rejected.
+//   - Headers are not percent-encoded: OAS 3.1.2 and 3.2.0 say "URI
+//     percent-encoding MUST NOT be applied" to headers serialized with
+//     `schema`, so a ',' or '=' inside an item or member reads like a
+//     delimiter (values that need escaping come escaped, as the spec
+//     puts it). Control characters other than tab are rejected.
 //   - null means "not sent": query and cookie parameters write nothing and
 //     headerValue returns "" (the caller skips the header); a null path value
 //     is an error. Empty arrays and objects are RFC 6570 "undefined" and act
