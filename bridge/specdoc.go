@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -62,6 +63,10 @@ func reducedSpec(doc *openapi3.T, ops []whitelist.Operation, red *sanitizer.Reda
 	if len(comps.SecuritySchemes) > 0 {
 		out.Components = &openapi3.Components{SecuritySchemes: comps.SecuritySchemes}
 	}
+	nest := nestMeter{memo: map[nestKey]int{}}
+	if nest.tooDeep(out) {
+		return nil, errTooDeep
+	}
 	root, err := toTree(out)
 	if err != nil {
 		return nil, err
@@ -70,6 +75,9 @@ func reducedSpec(doc *openapi3.T, ops []whitelist.Operation, red *sanitizer.Reda
 		v := componentValue(&comps, section, name)
 		if v == nil {
 			return nil, nil
+		}
+		if nest.tooDeep(v) {
+			return nil, fmt.Errorf("components/%s/%s: %w", section, name, errTooDeep)
 		}
 		tree, err := toTree(v)
 		if err != nil {
@@ -124,6 +132,97 @@ func addComponents(root map[string]any, lookup func(section, name string) (any, 
 		}
 	}
 	return nil
+}
+
+// maxSpecNesting bounds how many kin-openapi values (a schema is two, its
+// SchemaRef and the Schema) nest inside each other, $refs not followed, in
+// what reducedSpec encodes. Each of them encodes itself with encoding/json,
+// which compacts again whatever a nested one returned, so encoding costs
+// depth × size: an items chain 9,900 levels deep took 9 s and 800 MB.
+// Real specs nest a few dozen levels (schemas 26 at most).
+const maxSpecNesting = 512
+
+var errTooDeep = fmt.Errorf("nested deeper than %d levels", maxSpecNesting)
+
+var marshalerType = reflect.TypeFor[json.Marshaler]()
+
+// nestKey is a value reached through a pointer: its address and type (a
+// struct and its first field share the address).
+type nestKey struct {
+	addr uintptr
+	typ  reflect.Type
+}
+
+// nestMeter measures the nesting of the values that encode themselves
+// (json.Marshaler), each pointer once: linear in what it walks.
+type nestMeter struct {
+	memo  map[nestKey]int // depth under a pointer; maxSpecNesting+1 while walked (a cycle)
+	types map[reflect.Type]bool
+}
+
+// tooDeep reports whether v nests more than maxSpecNesting such values.
+func (m *nestMeter) tooDeep(v any) bool {
+	return m.depth(reflect.ValueOf(v)) > maxSpecNesting
+}
+
+func (m *nestMeter) marshaler(t reflect.Type) bool {
+	is, ok := m.types[t]
+	if !ok {
+		is = t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType)
+		if m.types == nil {
+			m.types = map[reflect.Type]bool{}
+		}
+		m.types[t] = is
+	}
+	return is
+}
+
+// depth is the deepest chain of json.Marshaler values in v, at most
+// maxSpecNesting+1. A kin-openapi reference with its Ref set encodes as
+// {"$ref": ...}: one level, whatever it resolved to.
+func (m *nestMeter) depth(v reflect.Value) int {
+	const over = maxSpecNesting + 1
+	d := 0
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return 0
+		}
+		key := nestKey{v.Pointer(), v.Type()}
+		if d, ok := m.memo[key]; ok {
+			return d
+		}
+		m.memo[key] = over
+		d = m.depth(v.Elem())
+		m.memo[key] = d
+		return d
+	case reflect.Interface:
+		if v.IsNil() {
+			return 0
+		}
+		return m.depth(v.Elem())
+	case reflect.Struct:
+		if ref := v.FieldByName("Ref"); ref.IsValid() && ref.Kind() == reflect.String && ref.Len() > 0 && m.marshaler(v.Type()) {
+			return 1
+		}
+		for i := 0; i < v.NumField() && d < over; i++ {
+			d = max(d, m.depth(v.Field(i)))
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next() && d < over; {
+			d = max(d, m.depth(it.Value()))
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len() && d < over; i++ {
+			d = max(d, m.depth(v.Index(i)))
+		}
+	default:
+		return 0
+	}
+	if m.marshaler(v.Type()) {
+		d++
+	}
+	return min(d, over)
 }
 
 // toTree marshals v and decodes it as plain JSON values.
