@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -193,11 +194,20 @@ func (c *Catalog) EncodedList() *EncodedList { return c.toolsList.Load() }
 // that always fail. It returns an error for configuration problems and for
 // two operations that end up with the same tool name.
 func New(ops []whitelist.Operation, opts Options) (*Catalog, error) {
+	return NewContext(context.Background(), ops, opts)
+}
+
+// NewContext is [New], abandoned when ctx ends (tens of thousands of
+// operations take seconds to build): it then returns ctx's cause.
+func NewContext(ctx context.Context, ops []whitelist.Operation, opts Options) (*Catalog, error) {
 	c, err := newCatalog(opts)
 	if err != nil {
 		return nil, err
 	}
-	built := c.buildAll(ops)
+	built := c.buildAll(ctx, ops)
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	seenRepairs := map[[2]string]bool{}
 	for i, op := range ops {
 		if op.Op == nil {
@@ -292,7 +302,7 @@ type buildResult struct {
 // buildAll prepares every operation, on all cores: building reads the spec
 // and writes only each tool's own state, and the order of the results is
 // the order of ops, so the outcome does not depend on scheduling.
-func (c *Catalog) buildAll(ops []whitelist.Operation) []buildResult {
+func (c *Catalog) buildAll(ctx context.Context, ops []whitelist.Operation) []buildResult {
 	c.outputs = &outputCache{}
 	defer func() { c.outputs = nil }()
 	out := make([]buildResult, len(ops))
@@ -305,7 +315,7 @@ func (c *Catalog) buildAll(ops []whitelist.Operation) []buildResult {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(ops) {
+				if i >= len(ops) || ctx.Err() != nil {
 					return
 				}
 				if ops[i].Op != nil {

@@ -324,8 +324,8 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	for _, err := range errs {
 		if err != nil {

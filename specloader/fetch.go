@@ -234,8 +234,8 @@ func tooLarge(n, max int64) error {
 // of the file when it opened it. Every failure is a plain error: a missing
 // or unreadable file is a mistake to fix, not an outage to wait out.
 func readFile(ctx context.Context, u *url.URL, max int64) ([]byte, fs.FileInfo, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+	if ctx.Err() != nil {
+		return nil, nil, context.Cause(ctx)
 	}
 	// Opened without blocking: open(2) of a FIFO waits for a writer, and
 	// a spec path replaced by one hung the reload that read it, then the

@@ -254,8 +254,8 @@ func panicError(r any) error {
 // load turns the raw bytes of the spec into a Result: detect the format and
 // version, decode, resolve $refs, validate.
 func (s *session) load(data []byte, loc *url.URL, sc *scrubber) (*Result, error) {
-	if err := s.ctx.Err(); err != nil {
-		return nil, err
+	if s.ctx.Err() != nil {
+		return nil, context.Cause(s.ctx) // "terminated signal received", not "context canceled"
 	}
 	// Hashing 13 MB takes 10 ms or more: it runs beside the load, unless
 	// the caller has the hash.
@@ -296,8 +296,8 @@ func (s *session) load(data []byte, loc *url.URL, sc *scrubber) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.ctx.Err(); err != nil {
-		return nil, err
+	if s.ctx.Err() != nil {
+		return nil, context.Cause(s.ctx) // "terminated signal received", not "context canceled"
 	}
 	res.Doc, res.Pruned = doc, pruned
 

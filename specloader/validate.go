@@ -64,7 +64,7 @@ func runValidate(ctx context.Context, doc *openapi3.T, opts []openapi3.Validatio
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		return fmt.Errorf("validation abandoned: %w", ctx.Err())
+		return fmt.Errorf("validation abandoned: %w", context.Cause(ctx))
 	}
 }
 

@@ -239,7 +239,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 		// 0.88x and 0.91x the peer's (without: 0.86x and 0.97x).
 		go returnMemory()
 	}
-	c, err := bridge.New(ops, bopts)
+	c, err := bridge.NewContext(ctx, ops, bopts)
 	if err != nil {
 		return nil, fmt.Errorf("building tools: %w", err)
 	}
