@@ -14,7 +14,8 @@ const redacted = "REDACTED"
 // userinfo without a password, which is how tokens are usually given
 // (https://TOKEN@host becomes https://REDACTED@host); every query value is
 // masked (?access_token=REDACTED&page=REDACTED), a query item without '='
-// as a whole, and so is a fragment. Masking every value rather than those
+// as a whole, and so is a fragment, unless it is a JSON pointer (see
+// pointerFragment). Masking every value rather than those
 // of keys that look sensitive is deliberate: signed URLs carry their
 // secrets under names no list foresees (sig, X-Amz-Signature, key...).
 // Keys, scheme, host and path are kept. A string that is not a URL (a file
@@ -45,10 +46,18 @@ func redactParsed(u *url.URL) *url.URL {
 	if c.RawQuery != "" || c.ForceQuery {
 		c.RawQuery = redactQuery(c.RawQuery)
 	}
-	if c.Fragment != "" {
+	if c.Fragment != "" && !pointerFragment(c.Fragment) {
 		c.Fragment, c.RawFragment = redacted, ""
 	}
 	return &c
+}
+
+// pointerFragment reports a fragment that is a JSON pointer
+// ("/components/schemas/Pet"), as a $ref's is: it says which part of a
+// document an error is about, and holds no credential. One with '=' or
+// '&' (an implicit grant's #access_token=...) is not taken for one.
+func pointerFragment(f string) bool {
+	return strings.HasPrefix(f, "/") && !strings.ContainsAny(f, "=&")
 }
 
 // redactQuery masks each value of a raw query, keeping keys and order.

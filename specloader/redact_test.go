@@ -16,6 +16,9 @@ var redactTests = []struct{ in, want string }{
 	{"https://user:pass@api.example.com/x", "https://user:REDACTED@api.example.com/x"},
 	{"https://ghp_0123456789@raw.example.com/x", "https://REDACTED@raw.example.com/x"},
 	{"https://api.example.com/x#access_token=abc", "https://api.example.com/x#REDACTED"},
+	{"https://api.example.com/x#/access_token=abc", "https://api.example.com/x#REDACTED"},
+	{"https://api.example.com/x#secret", "https://api.example.com/x#REDACTED"},
+	{"https://u:p@api.example.com/s.yaml?k=v#/components/schemas/Pet", "https://u:REDACTED@api.example.com/s.yaml?k=REDACTED#/components/schemas/Pet"}, // a $ref's JSON pointer
 	{"https://api.example.com/openapi.yaml", "https://api.example.com/openapi.yaml"},
 	{"http://[::1]:8080/a?b=c", "http://[::1]:8080/a?b=REDACTED"},
 	{"https://u:p@api.example.com/%zz?token=abc", "https://REDACTED@api.example.com/%zz?REDACTED"}, // does not parse
@@ -145,5 +148,37 @@ func TestCredentialsNotInErrors(t *testing.T) {
 	}
 	if len(res.ExternalRefs) != 1 {
 		t.Errorf("ExternalRefs = %v; want pet.yaml", res.ExternalRefs)
+	}
+}
+
+// TestRefFragmentShown: the error for a $ref that is not followed names
+// the part of the document it wanted (a JSON pointer), with the URL's
+// credentials still masked.
+func TestRefFragmentShown(t *testing.T) {
+	spec := `openapi: 3.0.3
+info: {title: x, version: "1"}
+paths:
+  /a:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                $ref: "https://user:hunter2pass@schemas.example.com/s.yaml?token=abc123#/components/schemas/Pet"
+`
+	_, err := specloader.LoadData(t.Context(), []byte(spec), nil, specloader.Options{})
+	if err == nil {
+		t.Fatal("a $ref to an origin not allowed was followed")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "s.yaml?token=REDACTED#/components/schemas/Pet") {
+		t.Errorf("the error does not name the $ref's fragment: %s", msg)
+	}
+	for _, secret := range []string{"hunter2pass", "abc123"} {
+		if strings.Contains(msg, secret) {
+			t.Errorf("the error shows %q: %s", secret, msg)
+		}
 	}
 }
