@@ -566,3 +566,37 @@ paths:
 		t.Errorf("version %q, want 1.0", res.Doc.Info.Version)
 	}
 }
+
+// TestRepairedAnchorRefs: kin-openapi refuses a $ref to a plain-name
+// fragment ("#Pet", an OpenAPI 3.1 schema's $anchor): it is pointed at the
+// schema with that anchor, in components or inline, JSON or YAML. An
+// anchor no schema (or two) declares stays an error naming the $ref.
+func TestRepairedAnchorRefs(t *testing.T) {
+	doc := `{"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+	"paths": {"/pets": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {
+		"type": "object", "properties": {"pet": {"$ref": "#Pet"}, "n": {"$ref": "#count"}, "m": {"$anchor": "count", "type": "integer"}}}}}}}}}},
+	"components": {"schemas": {"Pet": {"$anchor": "Pet", "type": "object", "properties": {"name": {"type": "string"}}}}}}`
+	res, err := specloader.LoadData(t.Context(), []byte(doc), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := res.Doc.Paths.Value("/pets").Get.Responses.Status(200).Value.Content["application/json"].Schema.Value.Properties
+	if p := props["pet"].Value; p == nil || p.Properties["name"] == nil {
+		t.Errorf("pet: %+v; want the Pet schema", p)
+	}
+	if n := props["n"].Value; n == nil || !n.Type.Is("integer") {
+		t.Errorf("n: %+v; want the integer schema anchored inline", n)
+	}
+	if len(res.Warnings) != 2 || !strings.Contains(res.Warnings[0], "$anchor") {
+		t.Errorf("warnings = %q; want two repair notes", res.Warnings)
+	}
+	for _, bad := range []string{
+		strings.Replace(doc, `"#Pet"`, `"#Nobody"`, 1),
+		strings.Replace(doc, `"$anchor": "count"`, `"$anchor": "Pet"`, 1), // two schemas claim Pet
+	} {
+		_, err := specloader.LoadData(t.Context(), []byte(bad), nil, specloader.Options{})
+		if err == nil || !strings.Contains(err.Error(), "#") {
+			t.Errorf("load: %v; want an error naming the $ref", err)
+		}
+	}
+}

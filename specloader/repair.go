@@ -39,6 +39,9 @@ import (
 //     specs): OpenAPI 3.0 has no such keyword, so kin-openapi cannot
 //     resolve them. Each becomes a component schema of its own (Item.itemType)
 //     and the $refs follow;
+//   - a local $ref to a plain-name fragment ("#Pet", an OpenAPI 3.1
+//     schema's `$anchor`), which kin-openapi refuses: it becomes the JSON
+//     pointer to the one schema in the document with that anchor;
 //   - a discriminator `mapping` entry that points to a file or URL that
 //     cannot be read, or to a place missing from the document (DigitalOcean
 //     ships mappings into files that are not published): the entry is
@@ -123,6 +126,9 @@ type repairer struct {
 	// hoisted maps "#/components/schemas/X/definitions/Y" to the $ref of
 	// the component schema it became.
 	hoisted map[string]string
+	// anchors maps each $anchor of the document to the JSON pointer of
+	// its schema ("" when two schemas claim it); nil until a $ref needs it.
+	anchors map[string]string
 }
 
 // hoistDefinitions moves the `definitions` of component schemas to
@@ -476,7 +482,13 @@ var sectionKind = map[string]string{
 // components section that cannot fill its slot (see repair).
 func (r *repairer) fixRef(n *yaml.Node, at string) {
 	ref := mappingValue(n, "$ref")
-	if ref == nil || ref.Kind != yaml.ScalarNode || !strings.HasPrefix(ref.Value, "#/") {
+	if ref == nil || ref.Kind != yaml.ScalarNode {
+		return
+	}
+	if name, ok := strings.CutPrefix(ref.Value, "#"); ok && name != "" && name[0] != '/' {
+		r.fixAnchorRef(ref, name, at)
+	}
+	if !strings.HasPrefix(ref.Value, "#/") {
 		return
 	}
 	r.followHoisted(ref)
@@ -519,6 +531,47 @@ func (r *repairer) fixRef(n *yaml.Node, at string) {
 	}
 	n.Kind, n.Tag, n.Content = repl.Kind, repl.Tag, repl.Content
 	r.notes = append(r.notes, fmt.Sprintf("repaired %s: $ref %s names a %s where a %s belongs; replaced by %s", at, ref.Value, got, want, how))
+}
+
+// fixAnchorRef points ref, a $ref to the plain-name fragment #name at the
+// pointer at, to the schema whose $anchor is name. An anchor no schema (or
+// more than one) declares is left for kin-openapi's error, which quotes the
+// $ref.
+func (r *repairer) fixAnchorRef(ref *yaml.Node, name, at string) {
+	if r.anchors == nil {
+		r.anchors = map[string]string{}
+		r.collectAnchors(r.root, "")
+	}
+	to := r.anchors[name]
+	if to == "" {
+		return
+	}
+	r.notes = append(r.notes, fmt.Sprintf("repaired %s: $ref %s names a $anchor, which the OpenAPI library cannot follow; now #%s", at, ref.Value, to))
+	ref.Value = "#" + to
+}
+
+// collectAnchors records the $anchor of every mapping under n, a node of
+// spec structure at the pointer at (examples and extensions are data).
+func (r *repairer) collectAnchors(n *yaml.Node, at string) {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			r.collectAnchors(c, fmt.Sprintf("%s/%d", at, i))
+		}
+	case yaml.MappingNode:
+		if a := mappingValue(n, "$anchor"); a != nil && a.Kind == yaml.ScalarNode && a.Value != "" {
+			if _, dup := r.anchors[a.Value]; dup {
+				r.anchors[a.Value] = ""
+			} else {
+				r.anchors[a.Value] = at
+			}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i].Value; !dataKey(k) {
+				r.collectAnchors(n.Content[i+1], at+"/"+escapePointer(k))
+			}
+		}
+	}
 }
 
 // carriedSchema is the schema a parameter, header, response or request
