@@ -442,7 +442,8 @@ var errPrunedMiss = errors.New("reading the spec again while resolving a pruned 
 // readRef is the openapi3.ReadFromURIFunc for documents that $refs point to.
 // A spec from a URL may refer to URLs on its own origin and on those of
 // Options.AllowOrigins, never to local files; a spec from a file or memory to
-// files (by absolute path, or relative to its own file) and to URLs on the
+// files (by absolute path, or relative to its own file) under its own
+// directory or a file:///dir of Options.AllowOrigins, and to URLs on the
 // origins of Options.AllowOrigins. Headers go to the spec's own origin only.
 // Documents are read once, count against a shared MaxBytes budget, and are
 // recorded for Result.ExternalRefs.
@@ -479,7 +480,9 @@ func (s *session) readRef(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
 		case !filepath.IsAbs(filepath.FromSlash(u.Path)):
 			err = fmt.Errorf("relative reference %s cannot be resolved: the spec has no location", u.Path)
 		default:
-			data, _, err = readFile(s.ctx, u, s.opts.maxBytes())
+			if err = s.pol.fileAllowed(filepath.FromSlash(u.Path)); err == nil {
+				data, _, err = readFile(s.ctx, u, s.opts.maxBytes())
+			}
 		}
 	default:
 		err = fmt.Errorf("unsupported reference %s: only http(s) URLs and files can be read", displayURL(u))

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -115,20 +116,32 @@ type policy struct {
 	// their host names (the dial sees names, not origins).
 	allowed      map[string]bool
 	allowedHosts map[string]bool
+	// rootDir is the directory of a spec loaded from a file, the one
+	// under which its file $refs are followed, besides allowedDirs (the
+	// file:///dir entries of Options.AllowOrigins).
+	rootDir     string
+	allowedDirs []string
 }
 
 func newPolicy(root *url.URL, origins []string) (*policy, error) {
 	p := &policy{allowed: map[string]bool{}, allowedHosts: map[string]bool{}}
 	for _, o := range origins {
 		u, err := url.Parse(strings.TrimSpace(o))
+		if err == nil && isFile(u) && u.Scheme != "" && filepath.IsAbs(filepath.FromSlash(u.Path)) && u.RawQuery == "" && u.Fragment == "" {
+			p.allowedDirs = append(p.allowedDirs, filepath.Clean(filepath.FromSlash(u.Path)))
+			continue
+		}
 		if err != nil || !isHTTP(u) || u.Hostname() == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-			return nil, fmt.Errorf("Options.AllowOrigins (--spec-allow-origin): %q is not an origin (want scheme://host[:port], scheme http or https)", RedactURL(o))
+			return nil, fmt.Errorf("Options.AllowOrigins (--spec-allow-origin): %q is not an origin (want scheme://host[:port], scheme http or https, or file:///directory)", RedactURL(o))
 		}
 		p.allowed[originOf(u)] = true
 		p.allowedHosts[hostOf(u.Hostname())] = true
 	}
 	if root == nil || !isHTTP(root) {
 		p.local = true
+		if root != nil && isFile(root) {
+			p.rootDir = filepath.Dir(filepath.FromSlash(root.Path))
+		}
 		return p, nil
 	}
 	p.rootOrigin, p.rootHost = originOf(root), hostOf(root.Hostname())
@@ -165,6 +178,28 @@ func defaultPort(scheme string) string {
 
 // hostOf normalizes a host name for comparison.
 func hostOf(h string) string { return strings.TrimSuffix(strings.ToLower(h), ".") }
+
+// fileAllowed says whether a $ref to the local file path (absolute) may be
+// read: one under the spec's own directory or a directory of
+// Options.AllowOrigins. A spec from a file found anywhere (a download)
+// must not read the operator's other files (../../.ssh/id_rsa, /etc/passwd)
+// into its tools, its openapi://spec or its error messages.
+func (p *policy) fileAllowed(path string) error {
+	path = filepath.Clean(path)
+	for _, dir := range append([]string{p.rootDir}, p.allowedDirs...) {
+		if dir == "" {
+			continue
+		}
+		if rel, err := filepath.Rel(dir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil
+		}
+	}
+	where := "the spec has no directory (it is in memory)"
+	if p.rootDir != "" {
+		where = "it is outside the spec's directory " + p.rootDir
+	}
+	return &policyError{fmt.Sprintf("reference to local file %s is not followed: %s; allow a directory with Options.AllowOrigins (--spec-allow-origin file:///DIR)", path, where)}
+}
 
 // refAllowed says whether a $ref to the http(s) URL u may be fetched.
 func (p *policy) refAllowed(u *url.URL) error {

@@ -71,7 +71,10 @@ type Options struct {
 	// special addresses never, loopback and private ones for the spec's
 	// own URL, for the hosts listed here, and for every $ref of a spec
 	// that is local or whose URL names such an address (or localhost)
-	// literally; see guard.go. An entry that is not an origin is an error.
+	// literally; see guard.go. A file:///directory entry lets a local
+	// spec's $refs read files under that directory, besides the spec's own
+	// (files elsewhere are refused). Any other entry that is not an origin
+	// is an error.
 	// nil means the spec's own origin only.
 	AllowOrigins []string
 

@@ -177,7 +177,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("spec", "", "OpenAPI document: file path or http(s) URL (Swagger 2.0, OpenAPI 3.0, 3.1)")
 	fs.StringArray("spec-header", nil, `header sent when fetching a URL spec, "Name: value" (repeatable)`)
 	fs.Duration("spec-timeout", 30*time.Second, "time limit for fetching the spec")
-	fs.StringArray("spec-allow-origin", nil, "origin (scheme://host[:port]) besides the spec's own whose $refs may be fetched and to which its URL may redirect (repeatable; env MCPBRIDGE_SPEC_ALLOW_ORIGINS, comma-separated)")
+	fs.StringArray("spec-allow-origin", nil, "origin (scheme://host[:port]) besides the spec's own whose $refs may be fetched and to which its URL may redirect, or file:///DIR whose files a local spec's $refs may read besides its own directory's (repeatable; env MCPBRIDGE_SPEC_ALLOW_ORIGINS, comma-separated)")
 	fs.Duration("spec-refresh", 0, "re-read the spec and whitelist this often and swap in the new tools when they changed (0: only on SIGHUP)")
 	fs.Int64("spec-max-bytes", 64<<20, "size limit for the spec")
 	fs.Bool("strict", false, "treat spec validation warnings and skipped operations as fatal")
