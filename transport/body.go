@@ -28,6 +28,11 @@ import (
 // of which share an id) and non-JSON content types pass on to go-sdk, which
 // owns batch support per protocol revision and the 415 answer.
 //
+// A notification of a method go-sdk does not know is ignored, as JSON-RPC
+// has it: alone, it gets 202 without reaching go-sdk; in a batch, it is
+// left out of what go-sdk gets. go-sdk would refuse either POST whole, in
+// plain text.
+//
 // With calls (stateless streamable HTTP), a single message passes through
 // calls.serve, which makes a call cancellable by notifications/cancelled.
 func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) http.Handler {
@@ -53,9 +58,21 @@ func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) htt
 		}
 		r.Body = io.NopCloser(bytes.NewReader(data))
 		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
-			m, _, code, msg := inspectMessage(data, maxDepth)
+			m, batch, code, msg := inspectMessage(data, maxDepth)
 			if code != 0 {
 				writeRPCError(w, http.StatusBadRequest, code, msg)
+				return
+			}
+			if batch {
+				if kept, dropped := dropUnknownNotifications(data); dropped {
+					if kept == nil {
+						w.WriteHeader(http.StatusAccepted)
+						return
+					}
+					r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(kept)), int64(len(kept))
+				}
+			} else if unknownNotification(m) {
+				w.WriteHeader(http.StatusAccepted) // ignored, unanswered
 				return
 			}
 			if calls != nil && m != nil {
@@ -65,6 +82,50 @@ func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) htt
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sdkNotifications are the notifications go-sdk's server takes (its
+// serverMethodInfos); it refuses a POST that holds any other.
+var sdkNotifications = map[string]bool{
+	"notifications/cancelled":          true,
+	"notifications/initialized":        true,
+	"notifications/progress":           true,
+	"notifications/roots/list_changed": true,
+}
+
+// unknownNotification reports whether m is a notification of a method
+// go-sdk does not know.
+func unknownNotification(m jsonrpc.Message) bool {
+	req, ok := m.(*jsonrpc.Request)
+	return ok && !req.IsCall() && !sdkNotifications[req.Method]
+}
+
+// dropUnknownNotifications returns the batch data (checked by
+// inspectBatch) without its unknown notifications, and whether it held
+// any; kept is nil when nothing else is left.
+func dropUnknownNotifications(data []byte) (kept []byte, dropped bool) {
+	var elems []json.RawMessage
+	if json.Unmarshal(data, &elems) != nil {
+		return nil, false
+	}
+	rest := elems[:0]
+	for _, e := range elems {
+		if m, err := jsonrpc.DecodeMessage(e); err == nil && unknownNotification(m) {
+			continue
+		}
+		rest = append(rest, e)
+	}
+	if len(rest) == len(elems) {
+		return nil, false
+	}
+	if len(rest) == 0 {
+		return nil, true
+	}
+	kept, err := json.Marshal(rest)
+	if err != nil {
+		return nil, false // cannot happen: valid raw JSON
+	}
+	return kept, true
 }
 
 // inspectMessage checks data, one JSON-RPC message or a batch, the way

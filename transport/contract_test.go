@@ -216,3 +216,33 @@ func sseEvents(r *bufio.Reader) <-chan sseEvent {
 	}()
 	return ch
 }
+
+// TestUnknownNotificationIgnored checks that a notification of a method the
+// server does not know is ignored, as JSON-RPC has it (no answer, no
+// error), alone or in a batch whose other messages are served: go-sdk
+// refuses the whole POST, in plain text.
+func TestUnknownNotificationIgnored(t *testing.T) {
+	ts := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{})
+	v := map[string]string{"MCP-Protocol-Version": "2025-03-26"}
+	const unknown = `{"jsonrpc":"2.0","method":"notifications/acme/whatever","params":{}}`
+	tests := []struct {
+		name, body string
+		wantStatus int
+		wantIn     string // in the body; "" means an empty body
+	}{
+		{"alone", unknown, 202, ""},
+		{"in a batch", `[{"jsonrpc":"2.0","id":7,"method":"ping"},` + unknown + `]`, 200, `"id":7,"result":{}`},
+		{"in a batch of notifications", `[` + unknown + `,{"jsonrpc":"2.0","method":"notifications/initialized"}]`, 202, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := do(t, rpc(t, "POST", ts.URL+"/mcp", tt.body, v))
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status = %d; want %d (body %q)", resp.StatusCode, tt.wantStatus, body)
+			}
+			if tt.wantIn == "" && body != "" || !strings.Contains(body, tt.wantIn) {
+				t.Errorf("body = %q; want %q in it", body, tt.wantIn)
+			}
+		})
+	}
+}
