@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sjson "github.com/segmentio/encoding/json"
 )
 
@@ -60,7 +61,7 @@ func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) htt
 		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
 			m, batch, code, msg := inspectMessage(data, maxDepth)
 			if code != 0 {
-				writeRPCError(w, http.StatusBadRequest, code, msg)
+				writeRPCErrorID(w, http.StatusBadRequest, callID(m), code, msg)
 				return
 			}
 			if batch {
@@ -151,6 +152,9 @@ func inspectMessage(data []byte, maxDepth int) (msg jsonrpc.Message, batch bool,
 		return nil, true, code, text
 	case '{':
 		if req, ok := plainRequest(data, maxDepth); ok {
+			if text := badInitialize(req); text != "" {
+				return req, false, jsonrpc.CodeInvalidParams, text
+			}
 			return req, false, 0, ""
 		}
 		m, err := jsonrpc.DecodeMessage(data)
@@ -178,10 +182,43 @@ func inspectMessage(data []byte, maxDepth int) (msg jsonrpc.Message, batch bool,
 			// under another id than the one sent.
 			return nil, false, jsonrpc.CodeInvalidRequest, "Invalid Request: an id must be a string or an integer of at most 2^53 in magnitude, so that the answer can carry it exactly"
 		}
+		if req, ok := m.(*jsonrpc.Request); ok {
+			if text := badInitialize(req); text != "" {
+				return req, false, jsonrpc.CodeInvalidParams, text
+			}
+		}
 		return m, false, 0, ""
 	default:
 		return nil, false, jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON-RPC message"
 	}
+}
+
+// initializeParams is what go-sdk decodes initialize params into (its
+// initializeParamsV2: the roots capability as a pointer).
+type initializeParams struct {
+	mcp.InitializeParams
+	Capabilities *struct {
+		mcp.ClientCapabilities
+		Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+	} `json:"capabilities"`
+}
+
+// badInitialize returns why go-sdk cannot decode the params of req, an
+// initialize call ("" when it can, or req is something else): go-sdk
+// answers such params with error code 0 instead of Invalid params. No
+// params at all go-sdk refuses itself, as an invalid request.
+func badInitialize(req *jsonrpc.Request) string {
+	if req.Method != "initialize" || !req.IsCall() || req.Params == nil {
+		return ""
+	}
+	var p *initializeParams
+	if _, err := sjson.Parse(req.Params, &p, sjson.DontMatchCaseInsensitiveStructFields); err != nil {
+		return "Invalid params: initialize takes an object with protocolVersion, capabilities and clientInfo: " + err.Error()
+	}
+	if p == nil {
+		return "Invalid params: initialize takes an object with protocolVersion, capabilities and clientInfo, not null"
+	}
+	return ""
 }
 
 // rawID returns the id of the message in data as written (`null` for an
@@ -286,6 +323,15 @@ func exceedsDepth(data []byte, limit int) bool {
 	return false
 }
 
+// callID is the id of m when it is a call, to answer it under; nil (null)
+// otherwise.
+func callID(m jsonrpc.Message) any {
+	if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+		return req.ID.Raw()
+	}
+	return nil
+}
+
 // rpcErrorBody is a JSON-RPC error response to a request whose id could not
 // be read, so id is null (JSON-RPC 2.0 §5).
 type rpcErrorBody struct {
@@ -300,7 +346,12 @@ type rpcError struct {
 }
 
 func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
-	body, err := json.Marshal(rpcErrorBody{JSONRPC: "2.0", Error: rpcError{Code: code, Message: msg}})
+	writeRPCErrorID(w, status, nil, code, msg)
+}
+
+// writeRPCErrorID is writeRPCError under id (nil: null).
+func writeRPCErrorID(w http.ResponseWriter, status int, id any, code int64, msg string) {
+	body, err := json.Marshal(rpcErrorBody{JSONRPC: "2.0", ID: id, Error: rpcError{Code: code, Message: msg}})
 	if err != nil { // cannot happen: fixed types
 		http.Error(w, msg, status)
 		return

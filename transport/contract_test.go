@@ -246,3 +246,25 @@ func TestUnknownNotificationIgnored(t *testing.T) {
 		})
 	}
 }
+
+// TestInitializeBadParams checks that initialize params that are not the
+// object the method takes get -32602 (Invalid params) under the call's id:
+// go-sdk answers them with error code 0.
+func TestInitializeBadParams(t *testing.T) {
+	stateless := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{})
+	stateful := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{Stateful: true})
+	for _, ts := range []string{stateless.URL, stateful.URL} {
+		for _, params := range []string{`[]`, `null`, `{"protocolVersion":5,"capabilities":{},"clientInfo":{"name":"c","version":"1"}}`} {
+			resp, body := do(t, rpc(t, "POST", ts+"/mcp", `{"jsonrpc":"2.0","id":"i","method":"initialize","params":`+params+`}`, nil))
+			var got rpcErrorDoc
+			if err := json.Unmarshal([]byte(body), &got); err != nil {
+				t.Fatalf("params %s: status %d, body %q is not a JSON-RPC error: %v", params, resp.StatusCode, body, err)
+			}
+			want := rpcErrorDoc{JSONRPC: "2.0", ID: json.RawMessage(`"i"`)}
+			want.Error.Code = -32602
+			if resp.StatusCode != http.StatusBadRequest || !cmp.Equal(want, got) {
+				t.Errorf("params %s: status %d, error %+v; want 400, %+v", params, resp.StatusCode, got, want)
+			}
+		}
+	}
+}

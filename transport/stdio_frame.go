@@ -156,8 +156,11 @@ func (f *frameReader) check(msg []byte) {
 		f.refuseBatch(msg)
 	case code != 0:
 		id := recoverID(msg)
-		if r, ok := m.(*jsonrpc.Response); ok {
-			id = r.ID.Raw() // an id without a method, result or error
+		switch m := m.(type) {
+		case *jsonrpc.Response:
+			id = m.ID.Raw() // an id without a method, result or error
+		case *jsonrpc.Request:
+			id = callID(m) // a call with bad params
 		}
 		f.refuse(id, code, text)
 	default:

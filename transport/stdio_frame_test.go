@@ -135,6 +135,12 @@ func TestStdioBadInput(t *testing.T) {
 		{"null id, other case", `{"jsonrpc":"2.0","ID":null,"method":"notifications/initialized"}`, nil}, // not an id: go-sdk reads keys case-sensitively
 		{"a response is not answered", `{"jsonrpc":"2.0","id":18,"result":null}`, nil},
 		{"an error response is not answered", `{"jsonrpc":"2.0","id":19,"error":{"code":1,"message":"x"}}`, nil},
+		// go-sdk answers initialize params it cannot decode with code 0.
+		{"initialize params an array", `{"jsonrpc":"2.0","id":20,"method":"initialize","params":[]}`, []answer{{"20", -32602}}},
+		{"initialize params null", `{"jsonrpc":"2.0","id":21,"method":"initialize","params":null}`, []answer{{"21", -32602}}},
+		{"initialize params a string", `{"jsonrpc":"2.0","params":"x","method":"initialize","id":22}`, []answer{{"22", -32602}}},
+		{"initialize protocolVersion a number", `{"jsonrpc":"2.0","id":23,"method":"initialize","params":{"protocolVersion":5,"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, []answer{{"23", -32602}}},
+		{"initialize roots a boolean", `{"jsonrpc":"2.0","id":24,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":true},"clientInfo":{"name":"c","version":"1"}}}`, []answer{{"24", -32602}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
