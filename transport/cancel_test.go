@@ -197,3 +197,38 @@ func TestSSECancelledCallNotAnswered(t *testing.T) {
 		t.Fatalf("first answer after the cancellation: %s; want the ping's (id 3)", e)
 	}
 }
+
+// TestStatefulDeleteCancelsCalls: a DELETE of a stateful session ends the
+// calls it has in flight (and so their upstream requests) at once; go-sdk
+// would otherwise hold the DELETE until each call finished on its own.
+func TestStatefulDeleteCancelsCalls(t *testing.T) {
+	g := newGate()
+	ts := startHTTP(t, newBoundServer(g), transport.HTTPOptions{Stateful: true})
+	c := mcp.NewClient(&mcp.Implementation{Name: "delete-test", Version: "v0"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	go func() { _, _ = cs.CallTool(context.WithoutCancel(t.Context()), &mcp.CallToolParams{Name: "hold"}) }()
+	wait(t, g.started, "the call to start")
+
+	deleted := make(chan int, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(rpc(t, "DELETE", ts.URL+"/mcp", "", map[string]string{"Mcp-Session-Id": cs.ID()}))
+		if err != nil {
+			deleted <- 0
+			return
+		}
+		resp.Body.Close()
+		deleted <- resp.StatusCode
+	}()
+	select {
+	case <-g.cancelled:
+	case <-time.After(3 * time.Second):
+		close(g.release) // let the DELETE end
+		t.Fatal("the call was not cancelled by the session's DELETE")
+	}
+	if got := wait(t, deleted, "the DELETE"); got != http.StatusNoContent {
+		t.Errorf("DELETE = %d; want 204", got)
+	}
+}

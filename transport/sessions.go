@@ -7,6 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
+
+	"github.com/mcpbridge/mcpbridge/transport/reqctx"
 )
 
 // sessionCaps enforces MaxSessions and MaxSessionsPerIdentity on stateful
@@ -18,6 +20,14 @@ import (
 // cap wraps the event store: a slot is taken before go-sdk sees the POST,
 // bound to the session in Open, and freed in SessionClosed, or as soon as
 // the POST ends if it created no session that outlives it.
+//
+// go-sdk hands the handlers of a session's calls the values of the POST
+// that created it, but not its cancellation, and a DELETE of the session
+// waits for the calls in flight to finish. So the creating POST also
+// carries a context for the session's life (transport/reqctx), which the
+// bridge's handlers bind to; a DELETE from the session's caller ends it
+// before go-sdk closes the session, cancelling those calls and their
+// upstream requests.
 type sessionCaps struct {
 	mcp.EventStore // the store go-sdk uses; Open and SessionClosed are watched
 	lim            *limiter
@@ -35,7 +45,8 @@ func newSessionCaps(store mcp.EventStore, lim *limiter, log *zap.Logger) *sessio
 type sessionSlot struct {
 	who     string
 	release func()
-	bound   bool // guarded by sessionCaps.mu: a session holds it
+	end     context.CancelFunc // ends the session's context
+	bound   bool               // guarded by sessionCaps.mu: a session holds it
 }
 
 type sessionSlotKey struct{}
@@ -43,6 +54,9 @@ type sessionSlotKey struct{}
 // wrap reserves a slot for each POST that may create a session.
 func (c *sessionCaps) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodDelete && id != "" {
+			c.endCalls(id, identity(r))
+		}
 		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
 			next.ServeHTTP(w, r)
 			return
@@ -54,16 +68,19 @@ func (c *sessionCaps) wrap(next http.Handler) http.Handler {
 			lerr.write(w)
 			return
 		}
-		slot := &sessionSlot{who: who, release: release}
+		life, end := context.WithCancel(context.WithoutCancel(r.Context()))
+		slot := &sessionSlot{who: who, release: release, end: end}
 		defer func() {
 			c.mu.Lock()
 			bound := slot.bound
 			c.mu.Unlock()
 			if !bound {
 				release() // no session, or one that already ended
+				end()
 			}
 		}()
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionSlotKey{}, slot)))
+		ctx := reqctx.WithDone(context.WithValue(r.Context(), sessionSlotKey{}, slot), life)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -80,6 +97,16 @@ func (c *sessionCaps) Open(ctx context.Context, sessionID, streamID string) erro
 	return c.EventStore.Open(ctx, sessionID, streamID)
 }
 
+// endCalls ends the context of session id, when who opened it.
+func (c *sessionCaps) endCalls(id, who string) {
+	c.mu.Lock()
+	slot := c.bySession[id]
+	c.mu.Unlock()
+	if slot != nil && slot.who == who {
+		slot.end()
+	}
+}
+
 // SessionClosed frees the session's slot.
 func (c *sessionCaps) SessionClosed(ctx context.Context, sessionID string) error {
 	c.mu.Lock()
@@ -87,6 +114,7 @@ func (c *sessionCaps) SessionClosed(ctx context.Context, sessionID string) error
 	delete(c.bySession, sessionID)
 	c.mu.Unlock()
 	if slot != nil {
+		slot.end()
 		slot.release()
 		c.log.Debug("stateful session ended", zap.String("identity", slot.who))
 	}

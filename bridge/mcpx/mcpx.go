@@ -318,8 +318,9 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			c.Unstructured = s.takesText(version, client)
 			ctx = traceContext(ctx, req)
 		}
-		// A stateless HTTP call ends with its POST, whatever the revision
-		// (transport/reqctx): a client that went away frees its slot.
+		// A stateless HTTP call ends with its POST, whatever the revision,
+		// a stateful one with its session (transport/reqctx): a client that
+		// went away, or deleted its session, frees its slot.
 		ctx, release := reqctx.Bind(ctx)
 		defer release()
 		// An error here is a protocol error: a tool listed a moment ago and

@@ -10,6 +10,8 @@
 // may end with it. The transport also ends that context when the caller's
 // notifications/cancelled names the call (transport's callTable), which
 // go-sdk cannot route there: the notification comes on another POST.
+// In stateful mode the context is the session's life (WithDone), which a
+// DELETE of the session ends.
 package reqctx
 
 import "context"
@@ -18,7 +20,14 @@ type key struct{}
 
 // With returns ctx carrying ctx itself as the request context.
 func With(ctx context.Context) context.Context {
-	return context.WithValue(ctx, key{}, ctx)
+	return WithDone(ctx, ctx)
+}
+
+// WithDone returns ctx carrying done as the request context. Stateful
+// streamable HTTP gives the handlers of a session's calls the values of
+// the request that created the session: done is then the session's life.
+func WithDone(ctx, done context.Context) context.Context {
+	return context.WithValue(ctx, key{}, done)
 }
 
 // Bind returns ctx, cancelled also when the request context With stored in
