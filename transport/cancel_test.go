@@ -232,3 +232,55 @@ func TestStatefulDeleteCancelsCalls(t *testing.T) {
 		t.Errorf("DELETE = %d; want 204", got)
 	}
 }
+
+// TestSSEDuplicateCallID: on the legacy SSE transport, a call posted under
+// the id of a call not yet answered is refused (400, -32600 under that id),
+// as over stdio and stateful HTTP; go-sdk would accept it (202) and then
+// drop it unanswered, leaving the client waiting. The first call is still
+// answered.
+func TestSSEDuplicateCallID(t *testing.T) {
+	g := newGate()
+	ts := startHTTP(t, newMCPServer(g), transport.HTTPOptions{})
+	resp, err := http.DefaultClient.Do(rpc(t, http.MethodGet, ts.URL+"/sse", "", map[string]string{"Accept": "text/event-stream"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan string, 16)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				events <- data
+			}
+		}
+	}()
+	endpoint := <-events
+	post := func(body string) (int, string) {
+		t.Helper()
+		r, b := do(t, rpc(t, http.MethodPost, ts.URL+endpoint, body, nil))
+		return r.StatusCode, b
+	}
+	post(initializeBody)
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`
+	if status, body := post(call); status != http.StatusAccepted {
+		t.Fatalf("first call: %d %q; want 202", status, body)
+	}
+	wait(t, g.started, "the first call to start")
+	status, body := post(call)
+	if want := `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,`; status != http.StatusBadRequest || !strings.HasPrefix(body, want) {
+		t.Errorf("second call under id 2: %d %q; want 400 starting %s", status, body, want)
+	}
+	close(g.release)
+	for e := range events {
+		if strings.Contains(e, `"id":2`) {
+			if !strings.Contains(e, `"done":true`) {
+				t.Errorf("answer to id 2 = %s; want the first call's result", e)
+			}
+			return
+		}
+	}
+	t.Fatal("the stream ended without the first call's answer")
+}

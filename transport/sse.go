@@ -243,9 +243,17 @@ func (h *sseHandler) serveMessage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if call.IsValid() && !sess.begin(call) {
-		http.Error(w, "server is shutting down", http.StatusServiceUnavailable)
-		return
+	if call.IsValid() {
+		switch ok, duplicate := sess.begin(call); {
+		case duplicate:
+			// go-sdk would take it (202) and drop it unanswered.
+			writeRPCErrorID(w, http.StatusBadRequest, call.Raw(), jsonrpc.CodeInvalidRequest,
+				"Invalid Request: request id already in use by a call not yet answered")
+			return
+		case !ok:
+			http.Error(w, "server is shutting down", http.StatusServiceUnavailable)
+			return
+		}
 	}
 	sess.putExtra(call, &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header})
 	sw := &statusWriter{ResponseWriter: w}
@@ -292,15 +300,19 @@ func (s *sseSession) takeExtra(req *jsonrpc.Request) *mcp.RequestExtra {
 	return s.latest
 }
 
-// begin records an in-flight call; it refuses new calls while draining.
-func (s *sseSession) begin(id jsonrpc.ID) bool {
+// begin records an in-flight call; it refuses new calls while draining,
+// and a call under the id of one not yet answered (duplicate).
+func (s *sseSession) begin(id jsonrpc.ID) (ok, duplicate bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if _, dup := s.pending[id]; dup {
+		return false, true
+	}
 	if s.draining {
-		return false
+		return false, false
 	}
 	s.pending[id] = struct{}{}
-	return true
+	return true, false
 }
 
 // cancel marks a pending call as cancelled by the client; a call already
