@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -18,7 +19,8 @@ import (
 
 // checkBody buffers a POST body of at most max bytes and rejects, before
 // go-sdk sees it, what go-sdk answers in plain text or not at all:
-//   - a body over max: 413 (go-sdk enforces the same limit again);
+//   - a body over max: 413 (go-sdk enforces the same limit again), before
+//     any of it is read when the client awaits 100-continue;
 //   - a body not received within the read deadline (bodyDeadline): 408;
 //   - a JSON body that does not parse: 400 with a JSON-RPC parse error
 //     (-32700), as JSON-RPC 2.0 requires;
@@ -40,6 +42,15 @@ func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) htt
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if r.ContentLength > max && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+			// Refused unread: the client waits for "100 Continue", which
+			// reading would send, before it sends the body. (Another
+			// client is already sending it: read as far as the limit, its
+			// 413 is not lost in a reset of the connection.)
+			writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("request body exceeds %d bytes", max))
 			return
 		}
 		data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))

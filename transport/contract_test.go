@@ -3,9 +3,12 @@ package transport_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -265,6 +268,31 @@ func TestInitializeBadParams(t *testing.T) {
 			if resp.StatusCode != http.StatusBadRequest || !cmp.Equal(want, got) {
 				t.Errorf("params %s: status %d, error %+v; want 400, %+v", params, resp.StatusCode, got, want)
 			}
+		}
+	}
+}
+
+// TestOversizedBodyRefusedBeforeContinue: a POST whose Content-Length is
+// over the limit is refused with 413 at once, so that a client waiting on
+// Expect: 100-continue (curl does for bodies over 1 MiB) never uploads it;
+// reading it would first send "100 Continue".
+func TestOversizedBodyRefusedBeforeContinue(t *testing.T) {
+	ts := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{MaxBodyBytes: 1024})
+	for _, path := range []string{"/mcp", "/messages?sessionId=x"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 4096\r\nExpect: 100-continue\r\n\r\n",
+			path, strings.TrimPrefix(ts.URL, "http://"))
+		status, err := bufio.NewReader(conn).ReadString('\n')
+		if err != nil {
+			t.Fatalf("%s: reading the status line: %v", path, err)
+		}
+		if !strings.Contains(status, " 413 ") {
+			t.Errorf("%s: status line %q; want 413 before any body is sent", path, strings.TrimSpace(status))
 		}
 	}
 }
