@@ -136,7 +136,7 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 	// encodeCall is outermost, so that the others see go-sdk's result
 	// types (resultjson.go); shapeList then fits to the client's revision
 	// the list filterList left (listshape.go).
-	s.srv.AddReceivingMiddleware(s.encodeCall, s.shapeList, s.filterList, s.filterResources, checkLogLevel)
+	s.srv.AddReceivingMiddleware(s.encodeCall, s.shapeList, s.filterList, s.filterResources, checkLogLevel, refuseReinitialize)
 	s.registerInitial(rt.Catalog())
 	s.syncResources(rt.Catalog())
 	rt.OnSwap(func(_, cur *bridge.Catalog) { s.Sync(cur) })
@@ -432,6 +432,19 @@ func ListTools(ctx context.Context, srv *mcp.Server, version string) ([]*mcp.Too
 var logLevels = map[mcp.LoggingLevel]bool{
 	"debug": true, "info": true, "notice": true, "warning": true,
 	"error": true, "critical": true, "alert": true, "emergency": true,
+}
+
+// refuseReinitialize refuses an initialize on a session already
+// initialized as an invalid request: go-sdk refuses it with error code 0.
+func refuseReinitialize(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "initialize" {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss.InitializeParams() != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is already initialized (a second initialize)"}
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // checkLogLevel refuses a logging/setLevel without one of the eight levels
