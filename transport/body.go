@@ -37,7 +37,9 @@ import (
 // plain text.
 //
 // With calls (stateless streamable HTTP), a single message passes through
-// calls.serve, which makes a call cancellable by notifications/cancelled.
+// calls.serve, which makes a call cancellable by notifications/cancelled;
+// such a notification in a batch is applied too (the calls of a batch
+// cannot be cancelled: they share one go-sdk session and POST).
 func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
@@ -76,6 +78,9 @@ func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) htt
 				return
 			}
 			if batch {
+				if calls != nil {
+					calls.cancelBatch(r, data)
+				}
 				if kept, dropped := dropUnknownNotifications(data); dropped {
 					if kept == nil {
 						w.WriteHeader(http.StatusAccepted)

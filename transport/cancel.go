@@ -104,6 +104,23 @@ func (t *callTable) serve(w http.ResponseWriter, r *http.Request, msg jsonrpc.Me
 	next.ServeHTTP(w, r)
 }
 
+// cancelBatch applies the notifications/cancelled in the batch data
+// (checked by inspectBatch) from r's caller.
+func (t *callTable) cancelBatch(r *http.Request, data []byte) {
+	var elems []json.RawMessage
+	if json.Unmarshal(data, &elems) != nil {
+		return
+	}
+	for _, e := range elems {
+		m, err := jsonrpc.DecodeMessage(e)
+		if req, ok := m.(*jsonrpc.Request); err == nil && ok && !req.IsCall() && req.Method == methodCancelled {
+			if id, ok := cancelledID(req.Params); ok {
+				t.cancel(callKey{identity(r), id})
+			}
+		}
+	}
+}
+
 // cancelledID is the requestId of notifications/cancelled params, decoded
 // as go-sdk decodes a message's id.
 func cancelledID(params json.RawMessage) (jsonrpc.ID, bool) {

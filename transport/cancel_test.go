@@ -284,3 +284,29 @@ func TestSSEDuplicateCallID(t *testing.T) {
 	}
 	t.Fatal("the stream ended without the first call's answer")
 }
+
+// TestStatelessCancelInBatch: a notifications/cancelled inside a batch
+// (protocol 2025-03-26) cancels the caller's call in flight on another POST,
+// as one sent alone does, and the rest of the batch is answered.
+func TestStatelessCancelInBatch(t *testing.T) {
+	g := newGate()
+	ts := startHTTP(t, newBoundServer(g), transport.HTTPOptions{APIKeys: []string{keyA}})
+	call := postAsync(t, ts.URL, holdCall, keyA)
+	wait(t, g.started, "the call to start")
+	resp, body := do(t, rpc(t, "POST", ts.URL+"/mcp", `[`+cancelBody("7")+`,{"jsonrpc":"2.0","id":1,"method":"ping"}]`, map[string]string{
+		"MCP-Protocol-Version": "2025-03-26",
+		"Authorization":        "Bearer " + keyA,
+	}))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"id":1`) {
+		t.Errorf("batch = %d %q; want 200 with the ping's answer", resp.StatusCode, body)
+	}
+	select {
+	case <-g.cancelled:
+	case <-time.After(3 * time.Second):
+		close(g.release)
+		t.Fatal("the notification in the batch did not cancel the call")
+	}
+	if body := wait(t, call, "the cancelled call's POST to end"); strings.Contains(body, `"id":7`) {
+		t.Errorf("the cancelled call's POST carried %q; want it ended without a response", body)
+	}
+}
