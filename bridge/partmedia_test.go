@@ -235,3 +235,39 @@ paths:
 		{"string", `{"raw":"<r/>"}`, sent{"/search?raw=%3Cr%2F%3E", "", ""}},
 	})
 }
+
+// TestMultipartTextualContentMediaType: an OAS 3.1 string whose
+// contentMediaType is textual (text/csv, application/json), without a
+// contentEncoding, holds the text itself: the agent writes it as a plain
+// string and the part carries it as it is, labelled with that type, not
+// as a file whose content must be base64. A binary contentMediaType stays
+// a file.
+func TestMultipartTextualContentMediaType(t *testing.T) {
+	const spec = `openapi: 3.1.0
+info: {title: parts, version: "1"}
+paths:
+  /upload:
+    post:
+      operationId: upload
+      requestBody:
+        content:
+          multipart/form-data:
+            schema:
+              type: object
+              properties:
+                csv: {type: string, contentMediaType: text/csv}
+                doc: {type: string, contentMediaType: application/json}
+                note: {type: string, contentMediaType: text/plain}
+                raw: {type: string, contentMediaType: application/octet-stream}
+            encoding:
+              note: {contentType: text/plain; charset=utf-8}
+      responses: {"200": {description: ok}}
+`
+	wireCases(t, spec, "upload", []wireCase{
+		{"textual", `{"body":{"csv":"a,b\n1,2","doc":"{\"a\":1}","note":"hi"}}`, sent{"/upload", multipartForm,
+			part(`name="csv"`, "text/csv", "a,b\n1,2") + part(`name="doc"`, "application/json", `{"a":1}`) +
+				part(`name="note"`, "", "hi") + "--BOUNDARY--\r\n"}},
+		{"binary stays a file", `{"body":{"raw":"aGk="}}`, sent{"/upload", multipartForm,
+			part(`name="raw"; filename="raw"`, "application/octet-stream", "hi") + "--BOUNDARY--\r\n"}},
+	})
+}

@@ -201,6 +201,16 @@ func NewBody(rb *openapi3.RequestBody, o Options) (*Body, error) {
 			}
 		}
 		if b.Kind == KindMultipart {
+			for name, p := range props {
+				if cmt := textContentMediaType(p.Value); cmt != "" && b.Encoding[name] == nil {
+					// OAS 3.1: the part's default contentType is the
+					// string's contentMediaType.
+					if b.Encoding == nil {
+						b.Encoding = map[string]*Encoding{}
+					}
+					b.Encoding[name] = &Encoding{ContentType: cmt, Literal: true}
+				}
+			}
 			b.Files = filePlans(props, b.Encoding)
 		}
 	}
@@ -314,9 +324,25 @@ func propertySchemas(schema *openapi3.SchemaRef) map[string]*openapi3.SchemaRef 
 	return props
 }
 
+// textContentMediaType is the contentMediaType of an OAS 3.1 string that
+// holds text itself (text/csv, application/json; no contentEncoding, not
+// format binary), "" for any other schema: such a string is written as
+// it is, not taken as a file's base64.
+func textContentMediaType(s *openapi3.Schema) string {
+	if s != nil && s.Type.Is(openapi3.TypeArray) && s.Items != nil {
+		s = s.Items.Value
+	}
+	if s == nil || s.ContentMediaType == "" || s.ContentEncoding != "" || s.Format == "binary" || !media.IsText(s.ContentMediaType) {
+		return ""
+	}
+	return s.ContentMediaType
+}
+
 func filePlanOf(s *openapi3.Schema, escContentType string) FilePlan {
 	concrete := firstConcrete(escContentType)
 	switch {
+	case textContentMediaType(s) != "" && (escContentType == "" || media.IsText(media.Type(concrete))):
+		return FilePlan{}
 	case s != nil && (s.Format == "binary" || s.ContentMediaType != ""):
 		if concrete == "" {
 			concrete = s.ContentMediaType
@@ -563,6 +589,9 @@ func (e *Encoding) valueText(name string, v any, item, part bool, limit int) (da
 		ct = firstConcrete(e.ContentType)
 	}
 	switch {
+	case e != nil && e.Literal && !compound(v):
+		str, err := scalarString(v)
+		return []byte(str), ct, err
 	case media.IsJSON(ct):
 	case compound(v) && e != nil && e.XML != nil:
 		n := e.XML
@@ -763,6 +792,9 @@ type Encoding struct {
 	// else the property); nil for other types.
 	XML    *XMLNode
 	Delims string // a Swagger 2.0 collection's delimiters: see [ParamSpec.Delims]
+	// Literal: ContentType is an OAS 3.1 string's contentMediaType, and a
+	// string value is the part's text as it is (JSON text is not quoted).
+	Literal bool
 }
 
 // styled reports whether the Encoding Object sets style, explode or
