@@ -69,6 +69,9 @@ func TestRedactJSON(t *testing.T) {
 		{"masked only as string", `{"password":["MASKED:abc"]}`, `{"password":` + m + `}`},
 		{"already masked", `{"password":"[REDACTED]"}`, `{"password":"[REDACTED]"}`},
 
+		{"url password", `{"uri":"postgresql://doadmin:AVNS_x1y2@db.example:25060/defaultdb"}`, `{"uri":"postgresql://doadmin:[REDACTED]@db.example:25060/defaultdb"}`},
+		{"url password, slashes escaped", `{"uri":"https:\/\/bob:s3cr3tpw@h\/x"}`, `{"uri":"https://bob:[REDACTED]@h/x"}`},
+
 		{"name/value pair", `{"name":"DB_PASSWORD","value":"hunter"}`, `{"name":"DB_PASSWORD","value":` + m + `}`},
 		{"value before its label", `{"value": "hunter", "name": "api_key"}`, `{"value":` + m + `,"name":"api_key"}`},
 		{"value object before its label", `{"value":{"a":[1,"x"]},"Key":"password","other":"x"}`, `{"value":` + m + `,"Key":"password","other":"x"}`},

@@ -19,6 +19,7 @@ const (
 	aGH                        // gh?_, github_pat_
 	aSlack                     // xox?-
 	aCustom                    // a configured prefix or secret
+	aURL                       // ://, a URL that may carry user:password@
 
 	// fCtl and fEsc mark bytes a raw JSON string body cannot hold as such:
 	// control bytes (invalid) and backslashes (an escape follows).
@@ -26,7 +27,7 @@ const (
 	fEsc
 	fQuote
 
-	anchors = aJWT | aSK | aPEM | aAWS | aBearer | aGH | aSlack | aCustom
+	anchors = aJWT | aSK | aPEM | aAWS | aBearer | aGH | aSlack | aCustom | aURL
 )
 
 // Character classes (Redactor.cls).
@@ -43,6 +44,7 @@ const (
 	cNoBound                    // [A-Za-z0-9\]]: not a word start before it
 	cB64Any                     // [A-Za-z0-9+/_-]: either base64 alphabet
 	cPEMBody                    // [A-Za-z0-9+/=\t\n\r ]: a PEM block's body
+	cUser                       // RFC 3986 userinfo: unreserved, %, sub-delims, ':'
 )
 
 // span is a half-open byte range to mask.
@@ -58,6 +60,9 @@ func (r *Redactor) initClasses() {
 		var f uint16
 		if alnum {
 			f |= cB64URL | cAlnum | cWord | cSlack | cTok | cBearer | cNoBound | cB64Any | cPEMBody
+		}
+		if alnum || strings.IndexByte("-._~%!$&'()*+,;=:", b) >= 0 {
+			f |= cUser
 		}
 		if upper || digit {
 			f |= cUpNum | cPEM
@@ -104,6 +109,7 @@ func (r *Redactor) initAnchors(defaults bool) {
 		r.anchor(aBearer, "Bb", "Ee", "Aa")
 		r.anchor(aGH, "g", "hi", "pousrt")
 		r.anchor(aSlack, "x", "o", "x")
+		r.anchor(aURL, ":", "/", "/")
 	}
 	for _, p := range r.prefixes {
 		r.anchorLit(p)
@@ -270,6 +276,22 @@ func matchAt[T text](r *Redactor, st *scanState, s T, i int, f uint16, iv []span
 			iv = append(iv, span{i, e})
 		}
 		st.skip[kSlack] = e
+	}
+	if f&aURL != 0 && hasAt(s, i, "://") {
+		// scheme://user:password@host: the password. The userinfo run
+		// holds no '/', so it never reaches the next "://": no skip needed.
+		j := i + 3
+		e := run(r, s, j, cUser)
+		if e < n && s[e] == '@' {
+			for k := j; k < e; k++ {
+				if s[k] == ':' {
+					if e > k+1 {
+						iv = append(iv, span{k + 1, e})
+					}
+					break
+				}
+			}
+		}
 	}
 	if f&aCustom != 0 {
 		inWindow := st.prefixFrom <= i && i < st.skip[kPrefix]

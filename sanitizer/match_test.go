@@ -54,6 +54,11 @@ func TestRedactString(t *testing.T) {
 		{"github inside a word", "high" + ghToken[2:], "high" + ghToken[2:]},
 		{"github url", "https://github.com/octocat", "https://github.com/octocat"},
 
+		{"url password", "DATABASE_URL=postgres://admin:hunter2@db:5432/app", "DATABASE_URL=postgres://admin:" + m + "@db:5432/app"},
+		{"url password escaped", "redis://:p%40ss;w0rd@cache:6379", "redis://:" + m + "@cache:6379"},
+		{"url no password", "ssh://git@github.com/x https://u@h/ https://h:8080/a@b http://[::1]:80/", "ssh://git@github.com/x https://u@h/ https://h:8080/a@b http://[::1]:80/"},
+		{"url empty password", "ftp://anon:@host/", "ftp://anon:@host/"},
+
 		{"slack", "hook " + slack, "hook " + m},
 		{"slack unknown kind", "xoxz-123456789012-abcdef", "xoxz-123456789012-abcdef"},
 
@@ -146,7 +151,7 @@ func TestEdgeCases(t *testing.T) {
 func TestLinearTime(t *testing.T) {
 	r := newRedactor(t, sanitizerRules([]string{"pk_live_"}, []string{secret}))
 	units := []string{"eyJ", "eyJa.", "sk-", "xoxb-", "github_pat_", "-----BEGIN PRIVATE KEY-----",
-		"-----BEGIN PRIVATE KEY-----x-----END", "pk_live_", "Bearer ", "AKIA", "ghp_", "hunter2-"}
+		"-----BEGIN PRIVATE KEY-----x-----END", "pk_live_", "Bearer ", "AKIA", "ghp_", "hunter2-", "://a:b", "://a:b@"}
 	for _, u := range units {
 		s := strings.Repeat(u, (256<<10)/len(u))
 		got := r.RedactString(s)
