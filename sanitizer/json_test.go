@@ -72,6 +72,11 @@ func TestRedactJSON(t *testing.T) {
 		{"url password", `{"uri":"postgresql://doadmin:AVNS_x1y2@db.example:25060/defaultdb"}`, `{"uri":"postgresql://doadmin:[REDACTED]@db.example:25060/defaultdb"}`},
 		{"url password, slashes escaped", `{"uri":"https:\/\/bob:s3cr3tpw@h\/x"}`, `{"uri":"https://bob:[REDACTED]@h/x"}`},
 
+		{"env entries", `{"Env":["PATH=/usr/bin","DB_PASSWORD=hunter2","AWS_SECRET_ACCESS_KEY=ab\/cd","TOKEN=","API_KEY=MASKED:***"]}`,
+			`{"Env":["PATH=/usr/bin","DB_PASSWORD=[REDACTED]","AWS_SECRET_ACCESS_KEY=[REDACTED]","TOKEN=","API_KEY=MASKED:***"]}`},
+		{"flag arguments", `{"Cmd":["--client-secret=abc","--max-tokens=5","x password=y"],"password=x":1}`,
+			`{"Cmd":["--client-secret=[REDACTED]","--max-tokens=5","x password=y"],"password=x":1}`},
+
 		{"name/value pair", `{"name":"DB_PASSWORD","value":"hunter"}`, `{"name":"DB_PASSWORD","value":` + m + `}`},
 		{"value before its label", `{"value": "hunter", "name": "api_key"}`, `{"value":` + m + `,"name":"api_key"}`},
 		{"value object before its label", `{"value":{"a":[1,"x"]},"Key":"password","other":"x"}`, `{"value":` + m + `,"Key":"password","other":"x"}`},

@@ -60,10 +60,13 @@ found:
 		s.key = (r.words && mayEnd(body) || r.keyMax != 0) && sensitiveKey(r, body) // isSensitiveKey, its first test inlined
 		s.kv = kvKindBytes(body)
 	}
-	if from < 0 && len(r.patterns) == 0 {
+	iv := s.iv[:0]
+	if !key {
+		iv = envValue(r, body, iv)
+	}
+	if from < 0 && len(r.patterns) == 0 && len(iv) == 0 {
 		return end
 	}
-	iv := s.iv[:0]
 	if from >= 0 {
 		iv = scanMasks(r, body, from, iv)
 	}
@@ -120,7 +123,11 @@ func (s *jsonState) escaped(i, j int, key bool) int {
 		s.key = (r.words && mayEnd(buf) || r.keyMax != 0) && sensitiveKey(r, buf)
 		s.kv = kvKindBytes(buf)
 	}
-	iv := scanMasks(r, buf, 0, s.iv[:0])
+	iv := s.iv[:0]
+	if !key {
+		iv = envValue(r, buf, iv)
+	}
+	iv = scanMasks(r, buf, 0, iv)
 	iv = patternSpans(r.patterns, buf, iv)
 	if len(iv) > 0 {
 		iv = mergeSpans(iv)
@@ -153,4 +160,33 @@ func appendMasked(dst, s []byte, iv []span, escape bool) []byte {
 		return appendEscaped(dst, s[prev:])
 	}
 	return append(dst, s[prev:]...)
+}
+
+// envValue appends the span of the value of a string "NAME=value" whose
+// NAME is sensitive: an environment entry as Docker's API lists them
+// ("Env": ["DB_PASSWORD=..."]) or a "--client-secret=..." argument. Only
+// the string's first maxKeyLen bytes are read to find the name.
+func envValue[T text](r *Redactor, s T, iv []span) []span {
+	i := 0
+	for i < len(s) && i < 2 && s[i] == '-' {
+		i++
+	}
+	j := i
+	for j < len(s) && j-i <= maxKeyLen && r.cls[s[j]]&cTok != 0 {
+		j++
+	}
+	if j == i || j+1 >= len(s) || s[j] != '=' || !isSensitiveKey(r, s[i:j]) || keepMasked(r, s[j+1:]) {
+		return iv
+	}
+	if len(r.patterns) > 0 {
+		// Should a configured pattern match the name followed by the
+		// mask, a second pass would mask more: the whole string goes.
+		probe := append([]byte(string(s[:j+1])), Mask...)
+		for _, re := range r.patterns {
+			if re.Match(probe) {
+				return append(iv, span{0, len(s)})
+			}
+		}
+	}
+	return append(iv, span{j + 1, len(s)})
 }

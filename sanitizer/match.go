@@ -491,7 +491,12 @@ func (r *Redactor) counted(n int) {
 
 // redactString is RedactString, returning the number of masks.
 func (r *Redactor) redactString(s string) (string, int) {
-	iv := scanMasks(r, s, 0, nil)
+	return r.redactSpans(s, nil)
+}
+
+// redactSpans is redactString with the spans iv masked too.
+func (r *Redactor) redactSpans(s string, iv []span) (string, int) {
+	iv = scanMasks(r, s, 0, iv)
 	if len(r.patterns) > 0 {
 		iv = patternSpansString(r.patterns, s, iv)
 	}
