@@ -47,6 +47,7 @@ type jsonState struct {
 	esc    bool  // the last string read had escapes: s.buf holds it decoded
 	n      int   // masks so far
 	vals   []valPos
+	nest   int // how many JSON documents quoted in a string this one is inside
 }
 
 // valPos is a "value" member's value already written, dst[lo:hi], with
@@ -69,8 +70,17 @@ func (r *Redactor) RedactJSON(dst, src []byte) ([]byte, error) {
 
 // redactJSON is RedactJSON, returning the number of masks.
 func (r *Redactor) redactJSON(dst, src []byte) ([]byte, int, error) {
+	return r.redactJSONNest(dst, src, 0)
+}
+
+// maxNestedJSON bounds how deep JSON quoted in a JSON string (quoted in
+// a JSON string...) is redacted as JSON.
+const maxNestedJSON = 4
+
+// redactJSONNest is redactJSON for a document nest strings deep.
+func (r *Redactor) redactJSONNest(dst, src []byte, nest int) ([]byte, int, error) {
 	st := r.states.Get().(*jsonState)
-	st.r, st.src, st.dst, st.pend, st.depth, st.err, st.n, st.vals = r, src, dst, 0, 0, nil, 0, st.vals[:0]
+	st.r, st.src, st.dst, st.pend, st.depth, st.err, st.n, st.vals, st.nest = r, src, dst, 0, 0, nil, 0, st.vals[:0], nest
 	st.pend = st.space(0)
 	i := st.value(st.pend)
 	if i >= 0 {

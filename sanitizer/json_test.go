@@ -77,6 +77,11 @@ func TestRedactJSON(t *testing.T) {
 		{"flag arguments", `{"Cmd":["--client-secret=abc","--max-tokens=5","x password=y"],"password=x":1}`,
 			`{"Cmd":["--client-secret=[REDACTED]","--max-tokens=5","x password=y"],"password=x":1}`},
 
+		{"quoted JSON", `{"Body":"{\"user\":\"bob\",\"password\":\"hunter2\"}","log":" [{\"token\":1}]","s":"{not json \"password\":1"}`,
+			`{"Body":"{\"user\":\"bob\",\"password\":\"[REDACTED]\"}","log":"[{\"token\":\"[REDACTED]\"}]","s":"{not json \"password\":1"}`},
+		{"quoted JSON twice", `{"m":"{\"inner\":\"{\\\"secret\\\":\\\"x\\\"}\"}"}`,
+			`{"m":"{\"inner\":\"{\\\"secret\\\":\\\"[REDACTED]\\\"}\"}"}`},
+
 		{"name/value pair", `{"name":"DB_PASSWORD","value":"hunter"}`, `{"name":"DB_PASSWORD","value":` + m + `}`},
 		{"value before its label", `{"value": "hunter", "name": "api_key"}`, `{"value":` + m + `,"name":"api_key"}`},
 		{"value object before its label", `{"value":{"a":[1,"x"]},"Key":"password","other":"x"}`, `{"value":` + m + `,"Key":"password","other":"x"}`},

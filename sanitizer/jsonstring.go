@@ -122,6 +122,17 @@ func (s *jsonState) escaped(i, j int, key bool) int {
 	if key {
 		s.key = (r.words && mayEnd(buf) || r.keyMax != 0) && sensitiveKey(r, buf)
 		s.kv = kvKindBytes(buf)
+	} else if red, n := r.quotedJSON(buf, s.nest); n > 0 {
+		// A JSON document quoted in the string (a queued message, a log
+		// line): its sensitive members are masked too.
+		s.flush(i)
+		s.dst = append(s.dst, '"')
+		s.dst = appendEscaped(s.dst, red)
+		s.dst = append(s.dst, '"')
+		s.pend = j + 1
+		s.masked = false
+		s.n += n
+		return j + 1
 	}
 	iv := s.iv[:0]
 	if !key {
@@ -189,4 +200,22 @@ func envValue[T text](r *Redactor, s T, iv []span) []span {
 		}
 	}
 	return append(iv, span{j + 1, len(s)})
+}
+
+// quotedJSON is s, a string value nest documents deep, redacted as JSON
+// when it holds an object or array (compact), and the number of masks; 0
+// when it holds none, nothing was masked, or it is too deep.
+func (r *Redactor) quotedJSON(s []byte, nest int) ([]byte, int) {
+	k := 0
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r') {
+		k++
+	}
+	if nest >= maxNestedJSON || k == len(s) || s[k] != '{' && s[k] != '[' {
+		return nil, 0
+	}
+	red, n, err := r.redactJSONNest(nil, s, nest+1)
+	if err != nil {
+		return nil, 0
+	}
+	return red, n
 }

@@ -3,7 +3,8 @@ package sanitizer
 // Redact returns a redacted copy of v, a value as encoding/json decodes it
 // into an any: maps and slices are copied (v is never modified), strings go
 // through [Redactor.RedactString] (and a value "NAME=..." whose NAME is
-// sensitive is masked after its "="), the values of sensitive keys (and the
+// sensitive is masked after its "=", and one holding a JSON object or
+// array is redacted as JSON), the values of sensitive keys (and the
 // "value" of an object whose "name" or "key" names a sensitive key) become
 // [Mask] (unless a string starting with "MASKED:" in which no value rule
 // matches), and every other value is returned as is. Object keys are
@@ -20,6 +21,9 @@ func (r *Redactor) Redact(v any) any {
 func (r *Redactor) redact(v any) (any, int) {
 	switch x := v.(type) {
 	case string:
+		if red, n := r.quotedJSON([]byte(x), 0); n > 0 {
+			return string(red), n
+		}
 		return r.redactSpans(x, envValue(r, x, nil))
 	case map[string]any:
 		out := make(map[string]any, len(x))
