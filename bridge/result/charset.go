@@ -7,6 +7,7 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/encoding/unicode/utf32"
 	"golang.org/x/text/transform"
 
 	"github.com/mcpbridge/mcpbridge/bridge/media"
@@ -25,16 +26,42 @@ func utf8Body(kind media.Kind, mediaType string, params map[string]string, body 
 		return body
 	}
 	var enc encoding.Encoding
+	wide := false // UTF-32, which BOMOverride would take for UTF-16LE
 	if cs := strings.ToLower(strings.TrimSpace(params["charset"])); cs != "" && cs != "utf-8" && cs != "utf8" && cs != "us-ascii" {
 		enc, _ = htmlindex.Get(cs) // nil when unknown
+		if enc == nil {
+			enc = utf32Encoding(cs)
+			wide = enc != nil
+		}
 	} else if cs == "" && len(body) >= 2 && (body[0] == 0xfe && body[1] == 0xff || body[0] == 0xff && body[1] == 0xfe) {
 		enc = unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)
 	}
 	if enc != nil {
-		// A BOM, when there is one, decides the byte order (BOMOverride).
-		if out, _, err := transform.Bytes(unicode.BOMOverride(enc.NewDecoder()), body); err == nil {
+		// A BOM, when there is one, decides the byte order (BOMOverride;
+		// UTF-32 reads its own).
+		var dec transform.Transformer = enc.NewDecoder()
+		if !wide {
+			dec = unicode.BOMOverride(dec)
+		}
+		if out, _, err := transform.Bytes(dec, body); err == nil {
 			body = out
 		}
 	}
 	return bytes.TrimPrefix(body, utf8BOM)
+}
+
+// utf32Encoding is the UTF-32 charset cs names (which the WHATWG index
+// htmlindex reads leaves out), or nil. An answer in it would otherwise
+// reach the agent as NUL-riddled text that no key or value rule reads,
+// a credential it echoes included.
+func utf32Encoding(cs string) encoding.Encoding {
+	switch cs {
+	case "utf-32", "utf32", "ucs-4", "iso-10646-ucs-4":
+		return utf32.UTF32(utf32.BigEndian, utf32.UseBOM) // RFC 2781's default order, a BOM overriding it
+	case "utf-32be", "utf32be":
+		return utf32.UTF32(utf32.BigEndian, utf32.IgnoreBOM)
+	case "utf-32le", "utf32le":
+		return utf32.UTF32(utf32.LittleEndian, utf32.IgnoreBOM)
+	}
+	return nil
 }

@@ -22,6 +22,14 @@ func utf16le(s string, bom bool) []byte {
 	return b
 }
 
+func utf32le(s string) []byte {
+	var b []byte
+	for _, r := range s {
+		b = append(b, byte(r), byte(r>>8), byte(r>>16), 0)
+	}
+	return b
+}
+
 // TestCharsets: a textual answer in the charset its Content-Type names
 // reaches the agent as the same characters in UTF-8 (nothing turned into
 // U+FFFD or NUL-riddled text); a byte order mark does not make JSON "not
@@ -41,6 +49,8 @@ func TestCharsets(t *testing.T) {
 		{"UTF-16 JSON, BOM, no charset", "application/json", utf16le(`{"id":3,"name":"Ann"}`, true), `{"id":3,"name":"Ann"}`, true},
 		{"UTF-8 BOM JSON", "application/json", []byte("\xef\xbb\xbf" + `{"id":4,"name":"Bo"}`), `{"id":4,"name":"Bo"}`, true},
 		{"Shift_JIS text", "text/plain; charset=Shift_JIS", []byte("\x93\xfa\x96\x7b"), "日本", false},
+		{"UTF-32LE JSON, charset", "application/json; charset=utf-32le", utf32le(`{"id":5,"name":"Zoë"}`), `{"id":5,"name":"Zoë"}`, true},
+		{"UTF-32 text, BOM", "text/plain; charset=UTF-32", append([]byte{0xff, 0xfe, 0, 0}, utf32le("token abc")...), "token abc", false},
 		{"unknown charset left alone", "text/plain; charset=x-nonsense", []byte("plain"), "plain", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
