@@ -24,6 +24,15 @@ func (r *Redactor) redactJSONLenient(body []byte, compact bool) ([]byte, int) {
 // lenientSpans returns the spans redactJSONLenient masks: iv as Mask, quoted
 // (non-string values) as Mask in quotes.
 func (r *Redactor) lenientSpans(body []byte) (iv, quoted []span) {
+	return r.lenientSpansNest(body, 0)
+}
+
+// lenientSpansNest is lenientSpans for text nest JSON strings deep: a
+// string that is no member name is also masked, whole when it has escapes,
+// after the "=" of a sensitive "NAME=" it starts with (envValue), and
+// whole when it holds JSON in which something is masked (as RedactJSON
+// does for valid JSON).
+func (r *Redactor) lenientSpansNest(body []byte, nest int) (iv, quoted []span) {
 	iv = valueSpans(r, body, nil, false)
 	var buf []byte
 	for i := 0; i < len(body); {
@@ -43,7 +52,21 @@ func (r *Redactor) lenientSpans(body []byte) (iv, quoted []span) {
 		}
 		i = end
 		j := skipJSONSpace(body, i)
-		if j >= len(body) || body[j] != ':' || !isSensitiveKey(r, content) {
+		if j >= len(body) || body[j] != ':' {
+			if env := envValue(r, content, nil); len(env) > 0 {
+				if esc {
+					env[0] = span{0, hi - lo}
+				}
+				iv = append(iv, span{lo + env[0].lo, lo + env[0].hi})
+			} else if esc && nest < maxNestedJSON && len(content) > 0 && (content[0] == '{' || content[0] == '[') {
+				inner := append([]byte(nil), content...)
+				if in, inq := r.lenientSpansNest(inner, nest+1); len(in)+len(inq) > 0 {
+					iv = append(iv, span{lo, hi})
+				}
+			}
+			continue
+		}
+		if !isSensitiveKey(r, content) {
 			continue
 		}
 		v := skipJSONSpace(body, j+1)
