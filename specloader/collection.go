@@ -1,6 +1,8 @@
 package specloader
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi2"
@@ -61,7 +63,9 @@ func applyCollectionFormats(doc2 *openapi2.T, doc3 *openapi3.T) {
 			own := resolveParams(doc2, op2.Parameters)
 			setParamFormats(own, op3.Parameters)
 			if op3.RequestBody != nil {
-				setFormFormats(formParams(own, shared), op3.RequestBody.Value)
+				form := formParams(own, shared)
+				formOnly(form, op3.RequestBody.Value)
+				setFormFormats(form, op3.RequestBody.Value)
 			}
 		}
 	}
@@ -229,6 +233,42 @@ func formParams(own, shared []*openapi2.Parameter) []*openapi2.Parameter {
 		}
 	}
 	return out
+}
+
+// formOnly leaves rb, converted from the formData parameters params, with
+// form media types only: Swagger 2.0 allows formData parameters only with
+// application/x-www-form-urlencoded or multipart/form-data, yet
+// openapi2conv gives their body whatever consumes says (application/json
+// from a document-wide consumes, "*/*" without one), which the request
+// builder would send as JSON. With no form type among them, the body is
+// application/x-www-form-urlencoded, or multipart/form-data when a
+// parameter is a file.
+func formOnly(params []*openapi2.Parameter, rb *openapi3.RequestBody) {
+	if rb == nil || len(params) == 0 || len(rb.Content) == 0 {
+		return
+	}
+	forms := openapi3.Content{}
+	for key, mt := range rb.Content {
+		switch mediaBase(key) {
+		case "application/x-www-form-urlencoded", "multipart/form-data":
+			forms[key] = mt
+		}
+	}
+	if len(forms) == len(rb.Content) {
+		return
+	}
+	if len(forms) == 0 {
+		key := "application/x-www-form-urlencoded"
+		for _, p := range params {
+			if p.Type.Is("file") {
+				key = "multipart/form-data"
+				break
+			}
+		}
+		// Every media type holds the same schema, the form's.
+		forms[key] = rb.Content[slices.Min(slices.Collect(maps.Keys(rb.Content)))]
+	}
+	rb.Content = forms
 }
 
 // setFormFormats gives each array property of rb's form and multipart

@@ -1,6 +1,7 @@
 package specloader_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -100,5 +101,60 @@ func TestSwagger2CollectionFormat(t *testing.T) {
 		if diff := cmp.Diff(wantForm, got); diff != "" {
 			t.Errorf("%s encoding (-want +got):\n%s", ct, diff)
 		}
+	}
+}
+
+// TestSwagger2FormDataWithoutFormConsumes: formData parameters are form
+// fields whatever consumes says (Swagger 2.0 allows them only with
+// application/x-www-form-urlencoded or multipart/form-data), so an
+// operation whose consumes names neither, or that has none (openapi2conv
+// then writes "*/*"), takes a form body, multipart when a parameter is a
+// file, not the JSON the bridge would pick for "*/*" or application/json;
+// beside a form type, other types are left out.
+func TestSwagger2FormDataWithoutFormConsumes(t *testing.T) {
+	const spec = `{
+  "swagger": "2.0",
+  "info": {"title": "forms", "version": "1"},
+  "consumes": ["application/json"],
+  "paths": {
+    "/none": {"post": {"operationId": "none", "consumes": [],
+      "parameters": [{"name": "a", "in": "formData", "type": "string"}], "responses": {"200": {"description": "ok"}}}},
+    "/json": {"post": {"operationId": "json",
+      "parameters": [{"name": "a", "in": "formData", "type": "array", "items": {"type": "string"}, "collectionFormat": "pipes"}], "responses": {"200": {"description": "ok"}}}},
+    "/file": {"post": {"operationId": "file", "consumes": ["*/*"],
+      "parameters": [{"name": "f", "in": "formData", "type": "file"}], "responses": {"200": {"description": "ok"}}}},
+    "/form": {"post": {"operationId": "form", "consumes": ["application/json", "application/x-www-form-urlencoded"],
+      "parameters": [{"name": "a", "in": "formData", "type": "string"}], "responses": {"200": {"description": "ok"}}}},
+    "/body": {"post": {"operationId": "body",
+      "parameters": [{"name": "b", "in": "body", "schema": {"type": "object"}}], "responses": {"200": {"description": "ok"}}}}
+  }
+}`
+	res, err := specloader.LoadData(t.Context(), []byte(spec), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, path := range []string{"/none", "/json", "/file", "/form", "/body"} {
+		for ct, mt := range res.Doc.Paths.Value(path).Post.RequestBody.Value.Content {
+			k := ct
+			if mt.Schema == nil || mt.Schema.Value == nil || !mt.Schema.Value.Type.Is(openapi3.TypeObject) {
+				k += " (no object schema)"
+			}
+			if e := mt.Encoding["a"]; e != nil {
+				k += " " + e.Style
+			}
+			got[path] = append(got[path], k)
+		}
+		slices.Sort(got[path])
+	}
+	want := map[string][]string{
+		"/none": {"application/x-www-form-urlencoded"},
+		"/json": {"application/x-www-form-urlencoded pipeDelimited"},
+		"/file": {"multipart/form-data"},
+		"/form": {"application/x-www-form-urlencoded"},
+		"/body": {"application/json"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("request body media types (-want +got):\n%s", diff)
 	}
 }
