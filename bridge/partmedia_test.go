@@ -266,7 +266,7 @@ paths:
 	wireCases(t, spec, "upload", []wireCase{
 		{"textual", `{"body":{"csv":"a,b\n1,2","doc":"{\"a\":1}","note":"hi"}}`, sent{"/upload", multipartForm,
 			part(`name="csv"`, "text/csv", "a,b\n1,2") + part(`name="doc"`, "application/json", `{"a":1}`) +
-				part(`name="note"`, "", "hi") + "--BOUNDARY--\r\n"}},
+				part(`name="note"`, "text/plain; charset=utf-8", "hi") + "--BOUNDARY--\r\n"}},
 		{"binary stays a file", `{"body":{"raw":"aGk="}}`, sent{"/upload", multipartForm,
 			part(`name="raw"; filename="raw"`, "application/octet-stream", "hi") + "--BOUNDARY--\r\n"}},
 	})
