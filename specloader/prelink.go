@@ -19,7 +19,8 @@ import (
 //
 // What is left to ResolveRefsIn, unchanged: references into other
 // documents, to anything but the five sections below, to a component that
-// is itself a $ref or missing (its error stays kin-openapi's), names that
+// is missing or a chain of aliases that ends at one or loops (its error
+// stays kin-openapi's), names that
 // need unescaping (~0, ~1, %xx), and every OpenAPI 3.1 document, where a
 // $ref's siblings apply on top of its target (kin-openapi merges them
 // while it resolves). The one difference in the result is unexported: kin
@@ -31,32 +32,22 @@ func prelink(doc *openapi3.T) {
 	}
 	l := linker{c: doc.Components}
 	c := doc.Components
-	// The components themselves are walked, not linked: a component that
-	// is a $ref is left to kin.
+	// The components are walked; one that is itself a plain local $ref (an
+	// alias) is linked to the end of its chain.
 	for _, s := range c.Schemas {
-		if s != nil && s.Ref == "" {
-			l.schemaValue(s.Value)
-		}
+		l.schema(s)
 	}
 	for _, p := range c.Parameters {
-		if p != nil && p.Ref == "" {
-			l.parameterValue(p.Value)
-		}
+		l.parameter(p)
 	}
 	for _, h := range c.Headers {
-		if h != nil && h.Ref == "" && h.Value != nil {
-			l.parameterValue(&h.Value.Parameter)
-		}
+		l.header(h)
 	}
 	for _, b := range c.RequestBodies {
-		if b != nil && b.Ref == "" && b.Value != nil {
-			l.content(b.Value.Content)
-		}
+		l.requestBody(b)
 	}
 	for _, r := range c.Responses {
-		if r != nil && r.Ref == "" {
-			l.responseValue(r.Value)
-		}
+		l.response(r)
 	}
 	for _, cb := range c.Callbacks {
 		if cb != nil && cb.Ref == "" {
@@ -97,15 +88,39 @@ func localName(ref, section string) string {
 }
 
 // target is the value of the component of section that the plain local
-// reference ref names, or nil: when there is none, or when it is itself a
-// $ref (kin follows those). open reads a component's $ref and value.
-func target[R, V any](comps map[string]*R, section, ref string, open func(*R) (string, *V)) *V {
-	if t := comps[localName(ref, section)]; t != nil {
-		if tref, v := open(t); tref == "" {
-			return v
+// reference ref names, or nil when there is none. A component that is
+// itself a plain local $ref (an alias) is followed to the end of its chain,
+// and every alias on the way gets the final value, so that each link is
+// followed once: kin-openapi follows a chain again from each of its
+// members, which costs the square of its length (10,000 links would take
+// hours). A chain that ends at a missing component or at a reference this
+// does not follow, or that loops, is left to kin, with its own error.
+// open reads a component's $ref and the address of its value.
+func target[R, V any](comps map[string]*R, section, ref string, open func(*R) (string, **V)) *V {
+	var chain []**V
+	var seen map[**V]bool
+	for {
+		t := comps[localName(ref, section)]
+		if t == nil {
+			return nil
 		}
+		tref, v := open(t)
+		if tref == "" || *v != nil {
+			for _, a := range chain {
+				*a = *v
+			}
+			return *v
+		}
+		if seen == nil {
+			seen = make(map[**V]bool)
+		}
+		if seen[v] {
+			return nil // a loop
+		}
+		seen[v] = true
+		chain = append(chain, v)
+		ref = tref
 	}
-	return nil
 }
 
 // schema links s when it is a plain local reference, or walks its inline
@@ -116,7 +131,7 @@ func (l linker) schema(s *openapi3.SchemaRef) {
 	case s.Ref == "":
 		l.schemaValue(s.Value)
 	case s.Value == nil:
-		s.Value = target(l.c.Schemas, "schemas", s.Ref, func(t *openapi3.SchemaRef) (string, *openapi3.Schema) { return t.Ref, t.Value })
+		s.Value = target(l.c.Schemas, "schemas", s.Ref, func(t *openapi3.SchemaRef) (string, **openapi3.Schema) { return t.Ref, &t.Value })
 	}
 }
 
@@ -126,7 +141,7 @@ func (l linker) parameter(p *openapi3.ParameterRef) {
 	case p.Ref == "":
 		l.parameterValue(p.Value)
 	case p.Value == nil:
-		p.Value = target(l.c.Parameters, "parameters", p.Ref, func(t *openapi3.ParameterRef) (string, *openapi3.Parameter) { return t.Ref, t.Value })
+		p.Value = target(l.c.Parameters, "parameters", p.Ref, func(t *openapi3.ParameterRef) (string, **openapi3.Parameter) { return t.Ref, &t.Value })
 	}
 }
 
@@ -138,7 +153,7 @@ func (l linker) header(h *openapi3.HeaderRef) {
 			l.parameterValue(&h.Value.Parameter)
 		}
 	case h.Value == nil:
-		h.Value = target(l.c.Headers, "headers", h.Ref, func(t *openapi3.HeaderRef) (string, *openapi3.Header) { return t.Ref, t.Value })
+		h.Value = target(l.c.Headers, "headers", h.Ref, func(t *openapi3.HeaderRef) (string, **openapi3.Header) { return t.Ref, &t.Value })
 	}
 }
 
@@ -150,7 +165,7 @@ func (l linker) requestBody(b *openapi3.RequestBodyRef) {
 			l.content(b.Value.Content)
 		}
 	case b.Value == nil:
-		b.Value = target(l.c.RequestBodies, "requestBodies", b.Ref, func(t *openapi3.RequestBodyRef) (string, *openapi3.RequestBody) { return t.Ref, t.Value })
+		b.Value = target(l.c.RequestBodies, "requestBodies", b.Ref, func(t *openapi3.RequestBodyRef) (string, **openapi3.RequestBody) { return t.Ref, &t.Value })
 	}
 }
 
@@ -160,7 +175,7 @@ func (l linker) response(r *openapi3.ResponseRef) {
 	case r.Ref == "":
 		l.responseValue(r.Value)
 	case r.Value == nil:
-		r.Value = target(l.c.Responses, "responses", r.Ref, func(t *openapi3.ResponseRef) (string, *openapi3.Response) { return t.Ref, t.Value })
+		r.Value = target(l.c.Responses, "responses", r.Ref, func(t *openapi3.ResponseRef) (string, **openapi3.Response) { return t.Ref, &t.Value })
 	}
 }
 
