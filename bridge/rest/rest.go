@@ -115,8 +115,9 @@ func (h *handler) wrongMethod(allow string) http.Handler {
 }
 
 type handler struct {
-	rt *bridge.Runtime
-	o  Options
+	rt    *bridge.Runtime
+	o     Options
+	lists listCache
 }
 
 func (h *handler) identity(r *http.Request) *bridge.Identity {
@@ -132,16 +133,79 @@ func (h *handler) visible(id *bridge.Identity, t *bridge.Tool) bool {
 	return h.o.Visible == nil || h.o.Visible(id, t)
 }
 
+// list answers the tools the caller sees. Their encoding (2.5 MB, tens of
+// milliseconds, for GitHub's whole API) is kept per catalog and per set of
+// visible tools, so that it is not redone at every request.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) {
 	id := h.identity(r)
 	cat := h.rt.Catalog()
-	defs := make([]*mcp.Tool, 0, len(cat.Listed()))
-	for _, t := range cat.Listed() {
-		if h.visible(id, t) {
+	listed := cat.Listed()
+	// key has a bit per listed tool the caller sees: "" when it sees all.
+	var mask []byte
+	for i, t := range listed {
+		if !h.visible(id, t) {
+			if mask == nil {
+				mask = make([]byte, (len(listed)+7)/8)
+				for j := range i {
+					mask[j/8] |= 1 << (j % 8)
+				}
+			}
+			continue
+		}
+		if mask != nil {
+			mask[i/8] |= 1 << (i % 8)
+		}
+	}
+	key := string(mask)
+	if data := h.lists.get(cat, key); data != nil {
+		h.writeBytes(w, http.StatusOK, data)
+		return
+	}
+	defs := make([]*mcp.Tool, 0, len(listed))
+	for i, t := range listed {
+		if mask == nil || mask[i/8]&(1<<(i%8)) != 0 {
 			defs = append(defs, t.Def())
 		}
 	}
-	h.writeJSON(w, http.StatusOK, defs)
+	data, err := json.Marshal(defs)
+	if err != nil {
+		h.o.Log.Error("encoding answer", zap.Error(err))
+		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
+		return
+	}
+	data = append(data, '\n')
+	h.lists.put(cat, key, data)
+	h.writeBytes(w, http.StatusOK, data)
+}
+
+// maxLists bounds the encoded tool lists kept for one catalog: one per set
+// of visible tools, which access lists make at most one per role.
+const maxLists = 64
+
+// listCache holds the encoded tool lists of the current catalog, by set
+// of visible tools; a reload's new catalog starts it afresh.
+type listCache struct {
+	mu   sync.Mutex
+	cat  *bridge.Catalog
+	data map[string][]byte
+}
+
+func (c *listCache) get(cat *bridge.Catalog, key string) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cat != cat {
+		return nil
+	}
+	return c.data[key]
+}
+
+func (c *listCache) put(cat *bridge.Catalog, key string, data []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cat != cat || len(c.data) >= maxLists {
+		c.cat, c.data = cat, make(map[string][]byte)
+	}
+	c.data[key] = data
 }
 
 // callRequest is one call of a batch.
@@ -512,9 +576,14 @@ func (h *handler) writeJSON(w http.ResponseWriter, status int, v any) {
 		http.Error(w, `{"error":"internal error"}`, http.StatusInternalServerError)
 		return
 	}
+	h.writeBytes(w, status, append(data, '\n'))
+}
+
+// writeBytes writes data, a JSON answer, with status.
+func (h *handler) writeBytes(w http.ResponseWriter, status int, data []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	if _, err := w.Write(append(data, '\n')); err != nil {
+	if _, err := w.Write(data); err != nil {
 		h.o.Log.Debug("writing answer", zap.Error(err))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -42,7 +43,7 @@ func newRuntime(t *testing.T, mws ...bridge.Middleware) *bridge.Runtime {
 }
 
 // newRuntimeOf serves the spec doc in the tool mode tools.
-func newRuntimeOf(t *testing.T, doc, tools string, mws ...bridge.Middleware) *bridge.Runtime {
+func newRuntimeOf(t testing.TB, doc, tools string, mws ...bridge.Middleware) *bridge.Runtime {
 	t.Helper()
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/fail" {
@@ -515,5 +516,75 @@ func TestBatchKeepAlive(t *testing.T) {
 	var body struct{ Results []struct{ Status int } }
 	if err := json.Unmarshal(append(got, rest...), &body); err != nil || len(body.Results) != 2 {
 		t.Errorf("answer %q: %v; want valid JSON with 2 results", append(got, rest...), err)
+	}
+}
+
+// TestListFollowsCatalogAndCaller: the tool list, encoded once per catalog
+// and set of visible tools, is the new catalog's after a swap and each
+// caller's own when access lists filter it.
+func TestListFollowsCatalogAndCaller(t *testing.T) {
+	rt := newRuntime(t)
+	srv := httptest.NewServer(rest.Handler(rt, rest.Options{
+		Identity: func(r *http.Request) *bridge.Identity {
+			return &bridge.Identity{Subject: r.Header.Get("X-Who")}
+		},
+		Visible: func(id *bridge.Identity, tl *bridge.Tool) bool {
+			return id.Subject != "limited" || tl.Name() == "getItem"
+		},
+	}))
+	defer srv.Close()
+	list := func(who string) string {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/api/tools", nil)
+		req.Header.Set("X-Who", who)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("GET /api/tools: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		var defs []struct{ Name string }
+		if err := json.Unmarshal(body, &defs); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, d := range defs {
+			names = append(names, d.Name)
+		}
+		return strings.Join(names, ",")
+	}
+	for range 2 {
+		if got := list("all"); got != "fail,getItem,ping" {
+			t.Errorf("all: %s", got)
+		}
+		if got := list("limited"); got != "getItem" {
+			t.Errorf("limited: %s", got)
+		}
+	}
+	next := newRuntimeOf(t, strings.Replace(spec, "operationId: fail", "operationId: failAgain", 1), bridge.ToolsAll)
+	rt.Swap(next.Catalog())
+	if got := list("all"); !strings.Contains(got, "failAgain") {
+		t.Errorf("after a swap: %s", got)
+	}
+}
+
+// BenchmarkList: GET /api/tools for GitHub's whole API (1,200 tools).
+func BenchmarkList(b *testing.B) {
+	doc, err := os.ReadFile("/work/shared/specs/github-api.3.0.json")
+	if err != nil {
+		b.Skip(err)
+	}
+	srv := httptest.NewServer(rest.Handler(newRuntimeOf(b, string(doc), bridge.ToolsAll), rest.Options{}))
+	defer srv.Close()
+	b.ResetTimer()
+	for b.Loop() {
+		resp, err := srv.Client().Get(srv.URL + "/api/tools")
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}
 }
