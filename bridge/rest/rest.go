@@ -16,9 +16,10 @@
 // Status codes: 200 with the result (isError inside for tool failures, as
 // MCP reports them), 400 for a body that is not a JSON object, 404 for an
 // unknown tool, 429 with Retry-After when a quota or the concurrency limit
-// refuses the call. With "Accept: text/event-stream", a single call streams
-// "progress" events and ends with one "result" event; a call refused before
-// it began gets the status a plain call gets instead of a stream.
+// refuses the call, 503 with Retry-After when the quota store failed. With
+// "Accept: text/event-stream", a single call streams "progress" events and
+// ends with one "result" event; a call refused before it began gets the
+// status a plain call gets instead of a stream.
 package rest
 
 import (
@@ -313,8 +314,15 @@ func unknownTool(name string) string {
 	return fmt.Sprintf("unknown tool %q", name)
 }
 
+// quotaRetry is the Retry-After of a 503 for a quota store that failed:
+// its outage has no known end, and the store is tried again at each call.
+const quotaRetry = "1"
+
 func retryAfter(out *bridge.Outcome) string {
-	if out.RetryAfter <= 0 || (out.Kind != bridge.RateLimited && out.Kind != bridge.Busy) {
+	if out.Kind == bridge.QuotaUnavailable && out.RetryAfter <= 0 {
+		return quotaRetry
+	}
+	if out.RetryAfter <= 0 || (out.Kind != bridge.RateLimited && out.Kind != bridge.Busy && out.Kind != bridge.QuotaUnavailable) {
 		return ""
 	}
 	return strconv.Itoa(int(math.Ceil(out.RetryAfter.Seconds())))

@@ -215,9 +215,12 @@ func TestQuotaUnavailable503(t *testing.T) {
 	}
 	srv := httptest.NewServer(rest.Handler(newRuntime(t, deny), rest.Options{}))
 	defer srv.Close()
-	status, _, body := do(t, srv, "POST", "/api/tools/getItem", `{"id":1}`)
+	status, hdr, body := do(t, srv, "POST", "/api/tools/getItem", `{"id":1}`)
 	if status != 503 || !strings.Contains(body, "quota store unavailable") || !strings.Contains(body, `"isError":true`) {
 		t.Errorf("got %d %s; want 503 with the isError result", status, body)
+	}
+	if ra := hdr.Get("Retry-After"); ra == "" {
+		t.Error("503 without Retry-After")
 	}
 	req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/api/tools/getItem", strings.NewReader(`{"id":1}`))
 	req.Header.Set("Accept", "text/event-stream")
