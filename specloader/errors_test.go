@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -597,6 +598,37 @@ func TestRepairedAnchorRefs(t *testing.T) {
 		_, err := specloader.LoadData(t.Context(), []byte(bad), nil, specloader.Options{})
 		if err == nil || !strings.Contains(err.Error(), "#") {
 			t.Errorf("load: %v; want an error naming the $ref", err)
+		}
+	}
+}
+
+// TestRepairedNumbersOutOfRange: a bound beyond a 64-bit float (1e400)
+// or a count beyond 64 bits failed the whole load, in JSON "at line 1";
+// the bound becomes the largest float64, which bounds alike, and the count
+// is left out, each with a note naming its pointer. YAML and JSON alike.
+func TestRepairedNumbersOutOfRange(t *testing.T) {
+	const doc = `{"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {"/a": {"post": {
+  "parameters": [{"name": "q", "in": "query", "schema": {"type": "number", "minimum": -1e999, "maximum": 1e400}}],
+  "requestBody": {"content": {"application/json": {"schema": {"type": "string", "maxLength": 1e30}}}},
+  "responses": {"200": {"description": "ok"}}}}}}`
+	for name, text := range map[string]string{"json": doc, "yaml": "# yaml\n" + strings.ReplaceAll(doc, "\n", " ")} {
+		res, err := specloader.LoadData(t.Context(), []byte(text), nil, specloader.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		op := res.Doc.Paths.Value("/a").Post
+		q := op.Parameters[0].Value.Schema.Value
+		if q.Min == nil || *q.Min != -math.MaxFloat64 || q.Max == nil || *q.Max != math.MaxFloat64 {
+			t.Errorf("%s: bounds %v %v, want ∓MaxFloat64", name, q.Min, q.Max)
+		}
+		if b := op.RequestBody.Value.Content["application/json"].Schema.Value; b.MaxLength != nil {
+			t.Errorf("%s: maxLength %d kept", name, *b.MaxLength)
+		}
+		all := strings.Join(res.Warnings, "\n")
+		for _, want := range []string{"/paths/~1a/post/parameters/0/schema/minimum", "/paths/~1a/post/parameters/0/schema/maximum", "/requestBody/content/application~1json/schema/maxLength"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("%s: no note for %s in %s", name, want, all)
+			}
 		}
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
@@ -34,6 +36,10 @@ import (
 //     string as written; a non-string `pattern` or `format` is dropped
 //     (no regex or format was meant). Examples, defaults, enums, consts
 //     and extensions are data and left alone;
+//   - a number beyond what a schema keyword holds (`maximum: 1e400`,
+//     `maxLength: 1e30`; kin-openapi reads float64 and uint64): a bound
+//     becomes the largest float64, which bounds alike, and a count is
+//     dropped;
 //   - JSON Schema `definitions` inside component schemas, which $refs
 //     reach (#/components/schemas/Item/definitions/itemType; Codat's
 //     specs): OpenAPI 3.0 has no such keyword, so kin-openapi cannot
@@ -220,6 +226,16 @@ var stringFields = map[string]bool{
 // nothing as a string: the member is dropped.
 var droppedIfNotString = map[string]bool{"pattern": true, "format": true}
 
+// floatKeywords are the schema keywords kin-openapi reads as float64, and
+// sizeKeywords those it reads as uint64: a number beyond their range fails
+// the whole load.
+var (
+	floatKeywords = map[string]bool{"maximum": true, "minimum": true, "exclusiveMaximum": true, "exclusiveMinimum": true, "multipleOf": true}
+	sizeKeywords  = map[string]bool{
+		"maxLength": true, "minLength": true, "maxItems": true, "minItems": true, "maxProperties": true, "minProperties": true,
+	}
+)
+
 // boolFields are the fields OpenAPI and JSON Schema define as booleans
 // that real specs write as the strings "true" and "false".
 var boolFields = map[string]bool{
@@ -298,6 +314,10 @@ func (r *repairer) fixStrings(n *yaml.Node, at string) {
 			r.notes = append(r.notes, fmt.Sprintf("repaired %s: %s is a boolean; read the string %q as %s", at+"/"+escapePointer(k.Value), k.Value, v.Value, v.Value))
 			continue
 		}
+		if (floatKeywords[k.Value] || sizeKeywords[k.Value]) && r.fixNumber(n, i, at) {
+			i -= 2
+			continue
+		}
 		if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float" && v.Tag != "!!bool") {
 			continue
 		}
@@ -312,6 +332,34 @@ func (r *repairer) fixStrings(n *yaml.Node, at string) {
 			i -= 2
 		}
 	}
+}
+
+// fixNumber repairs the member i of n, a numeric schema keyword, when its
+// number is beyond what kin-openapi reads it into (go-yaml then tags it a
+// string and fails the whole load): a float64 bound past the largest one
+// becomes the largest one, which bounds alike; a count past 64 bits, or
+// below zero, is left out. It tells whether it left the member out.
+func (r *repairer) fixNumber(n *yaml.Node, i int, at string) (dropped bool) {
+	k, v := n.Content[i], n.Content[i+1]
+	if v.Kind != yaml.ScalarNode || v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 || v.Tag == "!!bool" {
+		return false
+	}
+	f, err := strconv.ParseFloat(v.Value, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return false // not a number, or one that rounds to 0: left to kin-openapi
+	}
+	here := at + "/" + escapePointer(k.Value)
+	switch {
+	case floatKeywords[k.Value] && math.IsInf(f, 0):
+		was := v.Value
+		v.Tag, v.Value = "!!float", strconv.FormatFloat(math.Copysign(math.MaxFloat64, f), 'g', -1, 64)
+		r.notes = append(r.notes, fmt.Sprintf("repaired %s: %s is beyond a 64-bit float; read %s as %s", here, k.Value, was, v.Value))
+	case sizeKeywords[k.Value] && (f < 0 || f >= 1<<64):
+		r.notes = append(r.notes, fmt.Sprintf("repaired %s: %s must be a count within 64 bits, not %s; left out", here, k.Value, v.Value))
+		n.Content = append(n.Content[:i], n.Content[i+2:]...)
+		return true
+	}
+	return false
 }
 
 // schemaLike tells a Schema Object from a Media Type, Parameter or Header
