@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi2"
@@ -333,6 +334,9 @@ func (s *session) decode(p probeResult, body []byte, loc *url.URL) (doc *openapi
 		if err := openapi2.UnmarshalFromData(body, &doc2); err != nil {
 			return nil, false, fmt.Errorf("parsing Swagger 2.0 document: %w", err)
 		}
+		if err := checkAliasChains2(&doc2); err != nil {
+			return nil, false, err
+		}
 		doc, err := openapi2conv.ToV3WithLoader(&doc2, kl, loc)
 		if err != nil {
 			return nil, false, fmt.Errorf("converting Swagger 2.0 to OpenAPI 3: %w", err)
@@ -352,6 +356,9 @@ func (s *session) decode(p probeResult, body []byte, loc *url.URL) (doc *openapi
 		}
 		doc, err := decodeJSON(s.ctx, p.json, nil)
 		if err != nil {
+			return nil, false, err
+		}
+		if err := checkAliasChains31(doc); err != nil {
 			return nil, false, err
 		}
 		prelink(doc) // prelink.go
@@ -375,6 +382,9 @@ func (s *session) decodePruned(jd *jsonDoc, plan *prunePlan, loc *url.URL) (*ope
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAliasChains31(doc); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	s.pruning = true
 	s.mu.Unlock()
@@ -388,6 +398,33 @@ func (s *session) decodePruned(jd *jsonDoc, plan *prunePlan, loc *url.URL) (*ope
 		return nil, fmt.Errorf("resolving references: %w", err)
 	}
 	return doc, nil
+}
+
+// checkAliasChains2 applies checkAliasChains to the definitions,
+// parameters and responses of a Swagger 2.0 document.
+func checkAliasChains2(doc *openapi2.T) error {
+	for _, err := range []error{
+		aliasChains2(doc.Definitions, "definitions", func(x *openapi2.SchemaRef) string { return x.Ref }),
+		aliasChains2(doc.Parameters, "parameters", func(x *openapi2.Parameter) string { return x.Ref }),
+		aliasChains2(doc.Responses, "responses", func(x *openapi2.Response) string { return x.Ref }),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func aliasChains2[R any](m map[string]*R, section string, ref func(*R) string) error {
+	next := make(map[string]string)
+	for name, x := range m {
+		if x != nil {
+			if to, ok := strings.CutPrefix(ref(x), "#/"+section+"/"); ok {
+				next[name] = to
+			}
+		}
+	}
+	return checkAliasChains(section, next)
 }
 
 // loadKin decodes and resolves through kin-openapi's own loader: the path for

@@ -1,6 +1,8 @@
 package specloader
 
 import (
+	"fmt"
+
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
@@ -278,4 +280,86 @@ func (l linker) pathItem(item *openapi3.PathItem) {
 			}
 		}
 	}
+}
+
+// maxAliasChain bounds a chain of components that are each only a $ref to
+// the next where prelink does not link them (OpenAPI 3.1, Swagger 2.0):
+// kin-openapi follows such a chain again from each of its members, which
+// costs the square of its length (2,000 links took 4 s, 10,000 minutes).
+// Real specs have chains of one or two.
+const maxAliasChain = 64
+
+// checkAliasChains refuses a chain of aliases longer than maxAliasChain,
+// naming its start. next maps the name of each component that is a plain
+// local $ref to the name it refers to.
+func checkAliasChains(section string, next map[string]string) error {
+	depth := make(map[string]int, len(next)) // links from a name to the end of its chain
+	var chain []string
+	for start := range next {
+		chain = chain[:0]
+		name := start
+		for {
+			if _, done := depth[name]; done {
+				break
+			}
+			to, ok := next[name]
+			if !ok {
+				depth[name] = 0
+				break
+			}
+			depth[name] = 0 // a loop ends here: kin-openapi reports it
+			chain = append(chain, name)
+			name = to
+		}
+		d := depth[name]
+		for i := len(chain) - 1; i >= 0; i-- {
+			d++
+			depth[chain[i]] = d
+		}
+	}
+	var worst string
+	for name, d := range depth {
+		if d > maxAliasChain && (worst == "" || d > depth[worst] || d == depth[worst] && name < worst) {
+			worst = name
+		}
+	}
+	if worst != "" {
+		return fmt.Errorf("%s: %q starts a chain of %d entries that are each only a $ref to the next (at most %d)", section, worst, depth[worst], maxAliasChain)
+	}
+	return nil
+}
+
+// checkAliasChains31 applies checkAliasChains to each components section
+// of doc, an OpenAPI 3.1 model that prelink leaves to kin-openapi.
+func checkAliasChains31(doc *openapi3.T) error {
+	if doc == nil || doc.Components == nil || !doc.IsOpenAPI31OrLater() {
+		return nil
+	}
+	c := doc.Components
+	for _, err := range []error{
+		aliasChains(c.Schemas, "schemas", func(x *openapi3.SchemaRef) string { return x.Ref }),
+		aliasChains(c.Parameters, "parameters", func(x *openapi3.ParameterRef) string { return x.Ref }),
+		aliasChains(c.Headers, "headers", func(x *openapi3.HeaderRef) string { return x.Ref }),
+		aliasChains(c.RequestBodies, "requestBodies", func(x *openapi3.RequestBodyRef) string { return x.Ref }),
+		aliasChains(c.Responses, "responses", func(x *openapi3.ResponseRef) string { return x.Ref }),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// aliasChains applies checkAliasChains to comps, the components of
+// section; ref reads a component's $ref.
+func aliasChains[R any](comps map[string]*R, section string, ref func(*R) string) error {
+	next := make(map[string]string)
+	for name, x := range comps {
+		if x != nil {
+			if to := localName(ref(x), section); to != "" {
+				next[name] = to
+			}
+		}
+	}
+	return checkAliasChains("components."+section, next)
 }
