@@ -358,10 +358,10 @@ func (s *session) decode(p probeResult, body []byte, loc *url.URL) (doc *openapi
 		if err != nil {
 			return nil, false, err
 		}
-		if err := checkAliasChains31(doc); err != nil {
+		prelink(doc) // prelink.go
+		if err := checkAliasChains3(doc); err != nil {
 			return nil, false, err
 		}
-		prelink(doc) // prelink.go
 		if err := kl.ResolveRefsIn(doc, loc); err != nil {
 			return nil, false, fmt.Errorf("resolving references: %w", err)
 		}
@@ -382,9 +382,6 @@ func (s *session) decodePruned(jd *jsonDoc, plan *prunePlan, loc *url.URL) (*ope
 	if err != nil {
 		return nil, err
 	}
-	if err := checkAliasChains31(doc); err != nil {
-		return nil, err
-	}
 	s.mu.Lock()
 	s.pruning = true
 	s.mu.Unlock()
@@ -394,6 +391,9 @@ func (s *session) decodePruned(jd *jsonDoc, plan *prunePlan, loc *url.URL) (*ope
 		s.mu.Unlock()
 	}()
 	prelink(doc)
+	if err := checkAliasChains3(doc); err != nil {
+		return nil, err
+	}
 	if err := s.kinLoader().ResolveRefsIn(doc, loc); err != nil {
 		return nil, fmt.Errorf("resolving references: %w", err)
 	}

@@ -2,6 +2,7 @@ package specloader
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -283,7 +284,8 @@ func (l linker) pathItem(item *openapi3.PathItem) {
 }
 
 // maxAliasChain bounds a chain of components that are each only a $ref to
-// the next where prelink does not link them (OpenAPI 3.1, Swagger 2.0):
+// the next where prelink does not link them (OpenAPI 3.1, Swagger 2.0, a
+// chain through a name to unescape):
 // kin-openapi follows such a chain again from each of its members, which
 // costs the square of its length (2,000 links took 4 s, 10,000 minutes).
 // Real specs have chains of one or two.
@@ -329,19 +331,20 @@ func checkAliasChains(section string, next map[string]string) error {
 	return nil
 }
 
-// checkAliasChains31 applies checkAliasChains to each components section
-// of doc, an OpenAPI 3.1 model that prelink leaves to kin-openapi.
-func checkAliasChains31(doc *openapi3.T) error {
-	if doc == nil || doc.Components == nil || !doc.IsOpenAPI31OrLater() {
+// checkAliasChains3 applies checkAliasChains to each components section
+// of doc after prelink: to the aliases it left to kin-openapi (every one
+// in OpenAPI 3.1, those whose chain goes through a name to unescape in 3.0).
+func checkAliasChains3(doc *openapi3.T) error {
+	if doc == nil || doc.Components == nil {
 		return nil
 	}
 	c := doc.Components
 	for _, err := range []error{
-		aliasChains(c.Schemas, "schemas", func(x *openapi3.SchemaRef) string { return x.Ref }),
-		aliasChains(c.Parameters, "parameters", func(x *openapi3.ParameterRef) string { return x.Ref }),
-		aliasChains(c.Headers, "headers", func(x *openapi3.HeaderRef) string { return x.Ref }),
-		aliasChains(c.RequestBodies, "requestBodies", func(x *openapi3.RequestBodyRef) string { return x.Ref }),
-		aliasChains(c.Responses, "responses", func(x *openapi3.ResponseRef) string { return x.Ref }),
+		aliasChains(c.Schemas, "schemas", func(x *openapi3.SchemaRef) (string, bool) { return x.Ref, x.Value != nil }),
+		aliasChains(c.Parameters, "parameters", func(x *openapi3.ParameterRef) (string, bool) { return x.Ref, x.Value != nil }),
+		aliasChains(c.Headers, "headers", func(x *openapi3.HeaderRef) (string, bool) { return x.Ref, x.Value != nil }),
+		aliasChains(c.RequestBodies, "requestBodies", func(x *openapi3.RequestBodyRef) (string, bool) { return x.Ref, x.Value != nil }),
+		aliasChains(c.Responses, "responses", func(x *openapi3.ResponseRef) (string, bool) { return x.Ref, x.Value != nil }),
 	} {
 		if err != nil {
 			return err
@@ -351,12 +354,18 @@ func checkAliasChains31(doc *openapi3.T) error {
 }
 
 // aliasChains applies checkAliasChains to comps, the components of
-// section; ref reads a component's $ref.
-func aliasChains[R any](comps map[string]*R, section string, ref func(*R) string) error {
+// section, following unlinked ones; open reads a component's $ref and
+// whether it is linked. A name to unescape (~0, ~1) is followed as written,
+// which only shortens what is counted.
+func aliasChains[R any](comps map[string]*R, section string, open func(*R) (ref string, linked bool)) error {
+	prefix := "#/components/" + section + "/"
 	next := make(map[string]string)
 	for name, x := range comps {
-		if x != nil {
-			if to := localName(ref(x), section); to != "" {
+		if x == nil {
+			continue
+		}
+		if ref, linked := open(x); !linked {
+			if to, ok := strings.CutPrefix(ref, prefix); ok {
 				next[name] = to
 			}
 		}

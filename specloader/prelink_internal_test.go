@@ -174,7 +174,7 @@ func TestPrelinkAliasChain(t *testing.T) {
 }
 
 // TestAliasChainBound: where prelink does not link alias chains (OpenAPI
-// 3.1, Swagger 2.0), one longer than maxAliasChain is refused at once,
+// 3.1, Swagger 2.0, a name to unescape), one longer than maxAliasChain is refused at once,
 // naming its start, instead of kin-openapi following it from each member
 // (2,000 links took 4 to 5 seconds, 10,000 minutes). Short chains load.
 func TestAliasChainBound(t *testing.T) {
@@ -207,5 +207,10 @@ func TestAliasChainBound(t *testing.T) {
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%s: refusing took %v", version, d)
 		}
+	}
+	// OpenAPI 3.0: a chain prelink cannot link, through a name to unescape.
+	text := strings.Replace(chain("3.0.3", 5000), `"S5000": {"type": "string"}`, `"S5000": {"$ref": "#/components/schemas/a~1b"}, "a/b": {"type": "string"}`, 1)
+	if _, err := LoadData(t.Context(), []byte(text), nil, Options{}); err == nil || !strings.Contains(err.Error(), `"S0" starts a chain of 5001`) {
+		t.Errorf("3.0.3, a chain through an escaped name: %v, want it refused naming S0", err)
 	}
 }
