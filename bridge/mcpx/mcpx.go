@@ -16,6 +16,7 @@ package mcpx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -327,6 +328,11 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		// removed by a reload since (bridge.ErrUnknownTool), or a bug.
 		out, err := s.rt.Call(ctx, c)
 		if err != nil {
+			if errors.Is(err, bridge.ErrUnknownTool) {
+				// The error go-sdk gives a name it does not know: a plain
+				// error would go out with code 0.
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+			}
 			return nil, err
 		}
 		if out.Kind == bridge.Denied && c.Tool == name {

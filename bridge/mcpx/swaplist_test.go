@@ -1,10 +1,14 @@
 package mcpx_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
 	"github.com/mcpbridge/mcpbridge/bridge/mcpx"
@@ -72,5 +76,29 @@ func TestListDuringSwapIsWhole(t *testing.T) {
 	wg.Wait()
 	if len(mixed) > 0 {
 		t.Errorf("%d lists mixed the old and the new tools, e.g. %s", len(mixed), mixed[0])
+	}
+}
+
+// TestCallOfToolRemovedMidSwapIsInvalidParams checks that a call reaching
+// the handler of a tool the swap has just removed from the catalog, before
+// the server's registry is updated, gets the protocol error an unknown
+// tool gets (-32602), not a JSON-RPC error with code 0.
+func TestCallOfToolRemovedMidSwapIsInvalidParams(t *testing.T) {
+	up := newUpstream(t)
+	rt := bridge.NewRuntime(catalog(t, spec(op{"gone", "S"}), up, nil))
+	var cs *mcp.ClientSession
+	var callErr error
+	rt.OnSwap(func(_, _ *bridge.Catalog) { // runs before mcpx updates its tools
+		_, callErr = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "gone", Arguments: map[string]any{}})
+	})
+	s := mcpx.New(rt, mcpx.Options{Version: "test"})
+	cs = connectInMemory(t, s.MCP(), nil)
+	rt.Swap(catalog(t, spec(op{"other", "S"}), up, nil))
+	var werr *jsonrpc.Error
+	if !errors.As(callErr, &werr) {
+		t.Fatalf("call of a tool removed mid-swap: error %v (%T), want a JSON-RPC error", callErr, callErr)
+	}
+	if werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, `unknown tool "gone"`) {
+		t.Errorf("call of a tool removed mid-swap: code %d %q, want %d unknown tool", werr.Code, werr.Message, jsonrpc.CodeInvalidParams)
 	}
 }
