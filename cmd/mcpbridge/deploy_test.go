@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -117,6 +118,25 @@ func TestKubernetesManifests(t *testing.T) {
 	}
 	if cfg.Listen != "0.0.0.0:8080" || cfg.APIKeyFile == "" || cfg.Transport != "http" {
 		t.Errorf("config: listen %q, api-key-file %q, transport %q; want an authenticated HTTP listener", cfg.Listen, cfg.APIKeyFile, cfg.Transport)
+	}
+	// The listener opens once the first spec fetch has ended (loaded, or
+	// failed into degraded mode), up to --spec-timeout after the start:
+	// the probes must not kill the container before, or a spec host that
+	// drops packets restarts the pod for ever instead of letting it serve
+	// degraded and recover.
+	probe := c["livenessProbe"]
+	if sp, ok := c["startupProbe"]; ok {
+		probe = sp
+	}
+	num := func(k string, def int) int {
+		if n, ok := dig(probe, k).(int); ok {
+			return n
+		}
+		return def
+	}
+	grace := time.Duration(num("initialDelaySeconds", 0)+num("periodSeconds", 10)*num("failureThreshold", 3)) * time.Second
+	if grace < cfg.SpecTimeout+30*time.Second {
+		t.Errorf("the probes give the container %v to start listening; want at least --spec-timeout (%v) and 30s to build the tools", grace, cfg.SpecTimeout)
 	}
 }
 
