@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"os"
 	"os/signal"
@@ -30,10 +31,14 @@ type reloader struct {
 	cur     inputs     // what the served catalog was built from
 	key     string     // its tool cache entry ("" when none)
 	lastErr string
+
+	cfgSum, cfgSaid [sha256.Size]byte // the config file's at the start, and last warned of
 }
 
 func newReloader(a *app, rt *bridge.Runtime, bt *built) *reloader {
 	r := &reloader{a: a, rt: rt, cur: bt.inputs, key: bt.key}
+	r.cfgSum = r.configSum()
+	r.cfgSaid = r.cfgSum
 	r.cur.spec = nil // only its digest is compared; the bytes would stay in memory
 	bt.inputs.spec = nil
 	return r
@@ -53,6 +58,7 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	a := r.a
+	r.noteConfig(why)
 	degraded := r.rt.Catalog().Degraded() != ""
 	same, fresh := r.unchanged(ctx)
 	if !degraded && same {
@@ -123,6 +129,36 @@ func (r *reloader) reload(ctx context.Context, why string) reloadResult {
 	a.log.Info("tools reloaded", zap.String("trigger", why), zap.Int("tools", bt.cat.Len()), zap.Int("previous", old.Len()), zap.Bool("recovered", old.Degraded() != ""), zap.Bool("cached", bt.cached))
 	debug.FreeOSMemory() // the old catalog and the parsed spec, as at start
 	return reloadSwapped
+}
+
+// configSum is the SHA-256 of the config file (zero without one, or when
+// it cannot be read).
+func (r *reloader) configSum() [sha256.Size]byte {
+	if r.a.cfg.Config == "" {
+		return [sha256.Size]byte{}
+	}
+	data, err := os.ReadFile(r.a.cfg.Config)
+	if err != nil {
+		return [sha256.Size]byte{}
+	}
+	return sha256.Sum256(data)
+}
+
+// noteConfig says, once per new content, that the config file changed
+// since the start: its settings are read at start only, and an operator
+// who edited it and sent SIGHUP would otherwise believe them applied.
+func (r *reloader) noteConfig(why string) {
+	if r.a.cfg.Config == "" {
+		return
+	}
+	sum := r.configSum()
+	if sum == r.cfgSaid {
+		return
+	}
+	r.cfgSaid = sum
+	if sum != r.cfgSum {
+		r.a.log.Warn("config file changed: its settings take effect at the next start; a reload re-reads only the spec and the whitelist", zap.String("config", r.a.cfg.Config), zap.String("trigger", why))
+	}
 }
 
 // count records a reload's result in mcpbridge_spec_reloads_total.

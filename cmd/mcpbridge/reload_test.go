@@ -1138,3 +1138,33 @@ func TestReloadCancelledByShutdown(t *testing.T) {
 	}
 	// The cleanup sends SIGTERM with the reload still waiting.
 }
+
+// TestReloadSaysConfigChangesWaitForRestart edits the config file and
+// sends SIGHUP: the reload re-reads the spec and the whitelist only, and
+// says once that the file's new settings wait for the next start.
+func TestReloadSaysConfigChangesWaitForRestart(t *testing.T) {
+	t.Parallel()
+	up := newOpsUpstream(t)
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "openapi.yaml")
+	writeFile(t, spec, opsSpec(nil, "opA"))
+	cfg := filepath.Join(dir, "config.yaml")
+	writeFile(t, cfg, []byte("timeout: 20s\n"))
+	p := startHTTPProc(t, "http", "--config", cfg, "--spec", spec, "--all-operations", "--upstream", up.srv.URL, "--no-cache", "--no-auth")
+	const msg = "config file changed: its settings take effect at the next start; a reload re-reads only the spec and the whitelist"
+
+	writeFile(t, cfg, []byte("timeout: 5s\n"))
+	p.hup(t)
+	if !p.log.waitCount(msg, 1, 5*time.Second) {
+		t.Fatalf("no %q log line after the config file changed", msg)
+	}
+	p.hup(t) // the same changed content: said once
+	writeFile(t, spec, opsSpec(nil, "opA", "opB"))
+	p.hup(t)
+	if !p.log.waitCount("tools reloaded", 1, 5*time.Second) {
+		t.Fatal("the spec edit was not reloaded")
+	}
+	if n := p.log.count(msg); n != 1 {
+		t.Errorf("%q logged %d times, want once", msg, n)
+	}
+}
