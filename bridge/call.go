@@ -256,7 +256,10 @@ func (c *Catalog) fail(out *Outcome, t *Tool, err error) *Outcome {
 		out.Kind = BadArguments
 		detail = cutMiddle(detail, maxArgumentMessage)
 		out.Detail = detail
-		c.log.Debug("bad tool arguments", zap.String("tool", t.def.Name), zap.String("reason", detail))
+		// Not the reason: it may quote the value sent, and logs carry no
+		// argument values (the client is told it; --log-arguments records
+		// the arguments, redacted, in the usage record).
+		c.log.Debug("bad tool arguments", zap.String("tool", t.def.Name), zap.String("field", argErr.Field))
 		out.Result = result.Error(detail)
 	case errors.Is(err, ErrResponseTooLarge):
 		out.Kind = TooLarge
