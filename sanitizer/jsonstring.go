@@ -1,5 +1,7 @@
 package sanitizer
 
+import "bytes"
+
 // str reads the string starting at src[i] ('"'), masking what the value
 // rules match, and records in s.masked and s.key what it is. key says the
 // string is a member name. It returns the offset after the closing quote,
@@ -62,7 +64,9 @@ found:
 	}
 	iv := s.iv[:0]
 	if !key {
-		iv = envValue(r, body, iv)
+		if mayBeEnv(body) {
+			iv = envValue(r, body, iv)
+		}
 	}
 	if from < 0 && len(r.patterns) == 0 && len(iv) == 0 {
 		return end
@@ -136,7 +140,9 @@ func (s *jsonState) escaped(i, j int, key bool) int {
 	}
 	iv := s.iv[:0]
 	if !key {
-		iv = envValue(r, buf, iv)
+		if mayBeEnv(buf) {
+			iv = envValue(r, buf, iv)
+		}
 	}
 	iv = scanMasks(r, buf, 0, iv)
 	iv = patternSpans(r.patterns, buf, iv)
@@ -171,6 +177,16 @@ func appendMasked(dst, s []byte, iv []span, escape bool) []byte {
 		return appendEscaped(dst, s[prev:])
 	}
 	return append(dst, s[prev:]...)
+}
+
+// mayBeEnv says whether a string may be "NAME=value": it holds an '='
+// within the bytes a name (and two dashes) can take. Most strings hold
+// none, and one IndexByte is cheaper than envValue's walk.
+func mayBeEnv(b []byte) bool {
+	if len(b) > maxKeyLen+3 {
+		b = b[:maxKeyLen+3]
+	}
+	return bytes.IndexByte(b, '=') > 0
 }
 
 // envValue appends the span of the value of a string "NAME=value" whose
