@@ -235,9 +235,20 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	if o.RequestBody != nil {
 		taken[request.BodyArg] = true
 	}
+	tmpl, fixedQuery, err := splitPathKey(op.Path)
+	if err != nil {
+		return nil, fail("%v", err)
+	}
 	pathIndex := map[string]int{}
 	for _, k := range order {
 		p := byKey[k]
+		if p.In == "path" && !strings.Contains(tmpl, "{"+p.Name+"}") {
+			// Nothing in the path would carry it: as an argument it would
+			// be demanded (path parameters are required) and then dropped.
+			c.log.Warn("parameter left out of the tool: the path template has no {name} for it",
+				zap.String("op", label), zap.String("name", p.Name))
+			continue
+		}
 		if p.In == "header" && ignoredHeaders[strings.ToLower(p.Name)] {
 			continue
 		}
@@ -301,10 +312,6 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 		}
 	}
 
-	tmpl, fixedQuery, err := splitPathKey(op.Path)
-	if err != nil {
-		return nil, fail("%v", err)
-	}
 	segs, err := parsePathTemplate(tmpl, pathIndex)
 	if err != nil {
 		return nil, fail("%v", err)
