@@ -541,7 +541,11 @@ func (b *Body) encodeForm(obj map[string]any, limit int) ([]byte, error) {
 		e := b.Encoding[name]
 		var err error
 		if e.styled() {
+			start := len(buf)
 			buf, err = b.styledSpec(name, e, e.AllowReserved).appendQueryLimit(buf, v, limit)
+			if m, ok := v.(map[string]any); ok && err == nil && len(m) > 0 {
+				err = formClash(buf[start:], name, obj)
+			}
 		} else {
 			buf, err = appendFormContent(buf, name, v, e, limit)
 		}
@@ -550,6 +554,31 @@ func (b *Body) encodeForm(obj map[string]any, limit int) ([]byte, error) {
 		}
 	}
 	return buf, nil
+}
+
+// formClash reports a pair of q, written by the exploded object of
+// property name, named (as lenient servers read names, see credKey) like
+// another property of obj: the two would be repeated pairs, one read in
+// place of the other.
+func formClash(q []byte, name string, obj map[string]any) error {
+	own := newCredKey(name)
+	for pair := range strings.SplitSeq(string(q), "&") {
+		k, _, _ := strings.Cut(pair, "=")
+		if k == "" {
+			continue
+		}
+		k = unescapeName(k)
+		key := newCredKey(k)
+		if key.same(own) {
+			continue
+		}
+		for other, ov := range obj {
+			if other != name && ov != nil && key.same(newCredKey(other)) {
+				return fmt.Errorf("the object would send the form field %q, which is the body's property %q: give that property instead", k, other)
+			}
+		}
+	}
+	return nil
 }
 
 // appendFormContent writes a content-based form property, failing once

@@ -271,6 +271,13 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 			cookies = append(cookies, pairs...)
 		}
 	}
+	// An object exploded into the query writes pairs named by its keys:
+	// one named like another query parameter would be read in its place
+	// (most servers read the first of repeated names) or get past its
+	// schema.
+	if arg, name := objectParamClash(p.Params, args); name != "" {
+		return nil, &ArgumentError{Field: arg, Reason: fmt.Sprintf("the object would send the query parameter %q, which servers read as another query parameter of the tool: give that argument instead", name)}
+	}
 	// A parameter named like a credential is not a tool argument, but a
 	// free-form object (form-exploded query or cookie) writes pairs named
 	// by its keys: {"api_key": "..."} would send the agent's key ahead of
@@ -412,6 +419,44 @@ func queryCredential(q []byte, names []credKey, params []Param, args map[string]
 		}
 	}
 	return "", name
+}
+
+// objectParamClash finds a query argument given as an object whose
+// encoding writes a pair named (as lenient servers read names, see
+// credKey) like another query parameter of the operation, and that name.
+func objectParamClash(params []Param, args map[string]any) (arg, name string) {
+	for i := range params {
+		prm := &params[i]
+		if prm.Spec.In != InQuery || prm.Spec.ContentType != "" {
+			continue
+		}
+		v, ok := args[prm.Arg].(map[string]any)
+		if !ok || len(v) == 0 {
+			continue
+		}
+		var others []credKey
+		for j := range params {
+			if j != i && params[j].Spec.In == InQuery {
+				others = append(others, newCredKey(params[j].Spec.Name))
+			}
+		}
+		if len(others) == 0 {
+			continue
+		}
+		one, err := prm.Spec.appendQuery(nil, v)
+		if err != nil {
+			continue // reported where the query is written
+		}
+		own := newCredKey(prm.Spec.Name)
+		for pair := range strings.SplitSeq(string(one), "&") {
+			k, _, _ := strings.Cut(pair, "=")
+			k = unescapeName(k)
+			if key := newCredKey(k); !key.same(own) && slices.ContainsFunc(others, key.same) {
+				return prm.Arg, k
+			}
+		}
+	}
+	return "", ""
 }
 
 // credentialPair is the name of the first pair of the query q named like
