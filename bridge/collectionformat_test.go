@@ -233,7 +233,7 @@ func TestSwagger2CollectionFormat(t *testing.T) {
 		{"query tsv ($ref)", "query", `{"refTsv":["a","b"]}`, collectionRequest{URI: "/query?refTsv=a%09b"}},
 		{"query nested", "query", `{"nested":[["a","b"],["c"]]}`, collectionRequest{URI: "/query?nested=a%7Cb,c"}},
 		{"query nested multi", "query", `{"nestedMulti":[["a","b"],["c"]]}`, collectionRequest{URI: "/query?nestedMulti=a%09b&nestedMulti=c"}},
-		{"query escapes delimiters in values", "query", `{"tsv":["a\tb","c d"],"csv":["a,b"]}`, collectionRequest{URI: "/query?csv=a%2Cb&tsv=a%09b%09c%20d"}},
+		{"query escapes delimiters in values", "query", `{"tsv":["a b","c,d"],"csv":["a,b"]}`, collectionRequest{URI: "/query?csv=a%2Cb&tsv=a%20b%09c%2Cd"}},
 
 		{"header csv", "header", `{"X-Csv":["a","b"]}`, collectionRequest{URI: "/header", Headers: []string{"X-Csv: a,b"}}},
 		{"header ssv", "header", `{"X-Ssv":["a","b"]}`, collectionRequest{URI: "/header", Headers: []string{"X-Ssv: a b"}}},

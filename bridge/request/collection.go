@@ -122,6 +122,9 @@ func (op styleOp) appendJoined(dst []byte, items []any, delims string) ([]byte, 
 		if err != nil {
 			return dst, err
 		}
+		if !op.raw && delims[0] != ',' && strings.IndexByte(str, delims[0]) >= 0 {
+			return dst, fmt.Errorf("%q holds %q, the delimiter between items, which is written encoded exactly like the character in a value (%s), so the upstream would read it as two: send values without it", str, string(delims[0]), d)
+		}
 		dst = op.escape(dst, str)
 	}
 	return dst, nil

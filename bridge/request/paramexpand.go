@@ -31,6 +31,10 @@ type styleOp struct {
 	path    bool    // escape dot segments too
 	raw     bool    // no escaping (headers)
 	inner   string  // delimiters of nested arrays, outermost first (ParamSpec.Delims[1:])
+	// split is the byte delim stands for when it is written escaped, as
+	// that byte inside a value is (%20, %09, %7C): a value holding it
+	// cannot be told from two, so it is an error. 0: none.
+	split byte
 }
 
 func (s ParamSpec) op() styleOp {
@@ -51,9 +55,9 @@ func (s ParamSpec) op() styleOp {
 		}
 		switch s.Style {
 		case openapi3.SerializationSpaceDelimited:
-			op.delim = "%20"
+			op.delim, op.split = "%20", ' '
 		case openapi3.SerializationPipeDelimited:
-			op.delim = "%7C"
+			op.delim, op.split = "%7C", '|'
 		}
 	case InHeader:
 		op.raw = true
@@ -61,7 +65,10 @@ func (s ParamSpec) op() styleOp {
 		op.sep, op.named, op.ifemp = "; ", true, "="
 	}
 	if s.Delims != "" {
-		op.delim, op.inner = delimText(s.Delims[0], op.raw), s.Delims[1:]
+		op.delim, op.inner, op.split = delimText(s.Delims[0], op.raw), s.Delims[1:], 0
+		if !op.raw && s.Delims[0] != ',' {
+			op.split = s.Delims[0]
+		}
 	}
 	return op
 }
@@ -108,6 +115,11 @@ func (op styleOp) expand(dst []byte, name string, v any) ([]byte, error) {
 			default:
 				dst = append(dst, op.delim...)
 			}
+			if !op.explode && !joined {
+				if err := op.checkSplit(str); err != nil {
+					return dst, err
+				}
+			}
 			if joined {
 				var err error
 				if dst, err = op.appendJoined(dst, sub, op.inner); err != nil {
@@ -139,6 +151,11 @@ func (op styleOp) expand(dst []byte, name string, v any) ([]byte, error) {
 					dst = append(dst, op.delim...)
 				}
 			}
+			if !op.explode {
+				if err := errors.Join(op.checkSplit(k), op.checkSplit(str)); err != nil {
+					return dst, err
+				}
+			}
 			dst = op.escape(dst, k)
 			switch {
 			case !op.explode:
@@ -162,6 +179,16 @@ func (op styleOp) expand(dst []byte, name string, v any) ([]byte, error) {
 		dst = op.appendName(dst, name, str)
 	}
 	return op.escape(dst, str), nil
+}
+
+// checkSplit refuses a value holding the byte that op.delim stands for
+// when that delimiter is written escaped just like the byte is (see
+// styleOp.split): the upstream would read it as two values.
+func (op styleOp) checkSplit(str string) error {
+	if op.split == 0 || strings.IndexByte(str, op.split) < 0 {
+		return nil
+	}
+	return fmt.Errorf("%q holds %q, the delimiter between items, which this style writes encoded exactly like the character in a value (%s), so the upstream would read it as two: send values without it", str, string(op.split), op.delim)
 }
 
 // appendName writes name= (or name plus ifemp when the value is empty).

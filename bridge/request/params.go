@@ -19,10 +19,13 @@ import (
 //     unreserved characters (A-Z a-z 0-9 - . _ ~); space is %20, never '+'.
 //     Style delimiters stay literal (, ; = . &) except where RFC 3986 forbids
 //     them in a query: spaceDelimited uses %20, pipeDelimited %7C, deepObject
-//     brackets %5B %5D (the 3.1.2 table). A delimiter inside a value is
-//     always escaped, so a server that splits before decoding sees each value
-//     intact; one that decodes first (kin-openapi does) cannot tell them
-//     apart, an inherent limit of these styles.
+//     brackets %5B %5D (the 3.1.2 table). A literal delimiter inside a value
+//     is escaped, so a server that splits before decoding sees each value
+//     intact (one that decodes first, as kin-openapi does, cannot). An
+//     escaped delimiter (%20, %7C, and %09, %20, %7C of Swagger 2.0 tsv, ssv
+//     and pipes outside headers) is written just as the character in a
+//     value is, so no server can split them: an item, key or value holding
+//     it is an error naming the argument.
 //   - allowReserved keeps :/?@!$'()*, and existing %XX triples literal, but
 //     still escapes [ ] # (not allowed in a query), & = + (form syntax) and ;
 //     (a legacy pair separator that Go's url.ParseQuery rejects).
