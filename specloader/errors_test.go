@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -630,5 +631,62 @@ func TestRepairedNumbersOutOfRange(t *testing.T) {
 				t.Errorf("%s: no note for %s in %s", name, want, all)
 			}
 		}
+	}
+}
+
+// TestRepairedBodyBesideFormData: a Swagger 2.0 operation with both body
+// and formData parameters (forbidden, and refused by the conversion) no
+// longer fails the whole document: its formData parameters are left out,
+// in YAML and JSON, shared ($ref) ones too; other operations keep theirs.
+func TestRepairedBodyBesideFormData(t *testing.T) {
+	yamlDoc := `swagger: "2.0"
+info: {title: t, version: "1"}
+parameters:
+  shared: {name: g, in: formData, type: string}
+paths:
+  /both:
+    post:
+      operationId: both
+      consumes: [application/json]
+      parameters:
+        - {name: payload, in: body, schema: {type: object, properties: {a: {type: string}}}}
+        - {name: f, in: formData, type: string}
+        - {$ref: "#/parameters/shared"}
+        - {name: q, in: query, type: string}
+      responses: {"200": {description: ok}}
+  /form:
+    post:
+      operationId: form
+      consumes: [application/x-www-form-urlencoded]
+      parameters:
+        - {name: f, in: formData, type: string}
+      responses: {"200": {description: ok}}
+`
+	jsonDoc := `{"swagger": "2.0", "info": {"title": "t", "version": "1"}, "paths": {"/both": {"post": {"operationId": "both",
+		"consumes": ["application/json"], "parameters": [{"name": "payload", "in": "body", "schema": {"type": "object"}},
+		{"name": "f", "in": "formData", "type": "string"}, {"name": "q", "in": "query", "type": "string"}],
+		"responses": {"200": {"description": "ok"}}}}}}`
+	for name, doc := range map[string]string{"yaml": yamlDoc, "json": jsonDoc} {
+		t.Run(name, func(t *testing.T) {
+			res, err := specloader.LoadData(t.Context(), []byte(doc), nil, specloader.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			op := res.Doc.Paths.Value("/both").Post
+			if len(op.Parameters) != 1 || op.Parameters[0].Value.Name != "q" {
+				t.Errorf("parameters %v, want q alone", op.Parameters)
+			}
+			if op.RequestBody == nil || op.RequestBody.Value.Content.Get("application/json") == nil {
+				t.Errorf("request body lost: %+v", op.RequestBody)
+			}
+			if name == "yaml" {
+				if form := res.Doc.Paths.Value("/form").Post; form.RequestBody == nil || form.RequestBody.Value.Content.Get("application/x-www-form-urlencoded") == nil {
+					t.Errorf("the form-only operation lost its form body")
+				}
+			}
+			if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "both body and formData") }) {
+				t.Errorf("no repair note: %q", res.Warnings)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,6 +77,8 @@ func (s *session) repair(body []byte, p probeResult, loc *url.URL) ([]byte, []st
 	r := repairer{s: s, root: root, loc: loc, swagger: p.swagger}
 	if !p.swagger {
 		r.hoistDefinitions()
+	} else {
+		r.dropFormBesideBody()
 	}
 	r.walk(root, "", false)
 	if len(r.notes) == 0 {
@@ -135,6 +138,65 @@ type repairer struct {
 	// anchors maps each $anchor of the document to the JSON pointer of
 	// its schema ("" when two schemas claim it); nil until a $ref needs it.
 	anchors map[string]string
+}
+
+// dropFormBesideBody leaves out the formData parameters of a Swagger 2.0
+// operation that has a body parameter too, which Swagger 2.0 forbids and
+// the conversion to OpenAPI 3 refuses, failing the whole document: the
+// body parameter, which has a schema, is kept.
+func (r *repairer) dropFormBesideBody() {
+	paths := mappingValue(r.root, "paths")
+	if paths == nil || paths.Kind != yaml.MappingNode {
+		return
+	}
+	shared := mappingValue(r.root, "parameters")
+	in := func(prm *yaml.Node) string {
+		if prm.Kind != yaml.MappingNode {
+			return ""
+		}
+		if ref := mappingValue(prm, "$ref"); ref != nil && shared != nil && shared.Kind == yaml.MappingNode {
+			if name, ok := strings.CutPrefix(ref.Value, "#/parameters/"); ok {
+				if p := mappingValue(shared, strings.NewReplacer("~1", "/", "~0", "~").Replace(name)); p != nil && p.Kind == yaml.MappingNode {
+					prm = p
+				}
+			}
+		}
+		if v := mappingValue(prm, "in"); v != nil {
+			return v.Value
+		}
+		return ""
+	}
+	has := func(list *yaml.Node, loc string) bool {
+		if list == nil || list.Kind != yaml.SequenceNode {
+			return false
+		}
+		return slices.ContainsFunc(list.Content, func(p *yaml.Node) bool { return in(p) == loc })
+	}
+	for i := 0; i+1 < len(paths.Content); i += 2 {
+		item := paths.Content[i+1]
+		if item.Kind != yaml.MappingNode {
+			continue
+		}
+		common := mappingValue(item, "parameters")
+		for j := 0; j+1 < len(item.Content); j += 2 {
+			method, op := item.Content[j].Value, item.Content[j+1]
+			if method == "parameters" || op.Kind != yaml.MappingNode {
+				continue
+			}
+			own := mappingValue(op, "parameters")
+			if own == nil || own.Kind != yaml.SequenceNode || !(has(own, "body") || has(common, "body")) || !has(own, "formData") {
+				continue
+			}
+			kept := own.Content[:0]
+			for _, p := range own.Content {
+				if in(p) != "formData" {
+					kept = append(kept, p)
+				}
+			}
+			own.Content = kept
+			r.notes = append(r.notes, fmt.Sprintf("repaired /paths/%s/%s: an operation cannot have both body and formData parameters; left out the formData ones", escapePointer(paths.Content[i].Value), method))
+		}
+	}
 }
 
 // hoistDefinitions moves the `definitions` of component schemas to
