@@ -18,6 +18,8 @@ paths:
       parameters:
         - {name: f, in: query, style: form, explode: true, schema: {type: object, additionalProperties: true}}
         - {name: limit, in: query, schema: {type: integer, maximum: 10}}
+        - {name: co, in: cookie, style: form, explode: true, schema: {type: object, additionalProperties: true}}
+        - {name: theme, in: cookie, schema: {type: string, enum: [dark, light]}}
       responses: {"200": {description: ok}}
     post:
       operationId: formpost
@@ -45,6 +47,7 @@ func TestObjectMemberNamedLikeParameter(t *testing.T) {
 		{"freeform", `{"f":{"limit":"999"}}`, `query parameter "limit"`},
 		{"freeform", `{"f":{"LIMIT[]":"999"}}`, `query parameter "LIMIT[]"`},
 		{"formpost", `{"body":{"a":"1","extra":{"a":"2"}}}`, `form field "a"`},
+		{"freeform", `{"co":{"theme":"evil"},"theme":"dark"}`, `cookie parameter "theme"`},
 	} {
 		out, err := rt.Call(t.Context(), &bridge.Call{Tool: tc.tool, Args: []byte(tc.args)})
 		if err != nil {

@@ -271,12 +271,14 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 			cookies = append(cookies, pairs...)
 		}
 	}
-	// An object exploded into the query writes pairs named by its keys:
-	// one named like another query parameter would be read in its place
-	// (most servers read the first of repeated names) or get past its
-	// schema.
-	if arg, name := objectParamClash(p.Params, args); name != "" {
-		return nil, &ArgumentError{Field: arg, Reason: fmt.Sprintf("the object would send the query parameter %q, which servers read as another query parameter of the tool: give that argument instead", name)}
+	// An object exploded into the query or the cookies writes pairs
+	// named by its keys: one named like another parameter there would be
+	// read in its place (most servers read the first of repeated names)
+	// or get past its schema.
+	for _, in := range [...]Location{InQuery, InCookie} {
+		if arg, name := objectParamClash(p.Params, args, in); name != "" {
+			return nil, &ArgumentError{Field: arg, Reason: fmt.Sprintf("the object would send the %s parameter %q, which servers read as another %s parameter of the tool: give that argument instead", in, name, in)}
+		}
 	}
 	// A parameter named like a credential is not a tool argument, but a
 	// free-form object (form-exploded query or cookie) writes pairs named
@@ -421,13 +423,14 @@ func queryCredential(q []byte, names []credKey, params []Param, args map[string]
 	return "", name
 }
 
-// objectParamClash finds a query argument given as an object whose
-// encoding writes a pair named (as lenient servers read names, see
-// credKey) like another query parameter of the operation, and that name.
-func objectParamClash(params []Param, args map[string]any) (arg, name string) {
+// objectParamClash finds a query or cookie (in) argument given as an
+// object whose encoding writes a pair named (as lenient servers read
+// names, see credKey) like another parameter of the operation in that
+// location, and that name.
+func objectParamClash(params []Param, args map[string]any, in Location) (arg, name string) {
 	for i := range params {
 		prm := &params[i]
-		if prm.Spec.In != InQuery || prm.Spec.ContentType != "" {
+		if prm.Spec.In != in || prm.Spec.ContentType != "" {
 			continue
 		}
 		v, ok := args[prm.Arg].(map[string]any)
@@ -436,19 +439,28 @@ func objectParamClash(params []Param, args map[string]any) (arg, name string) {
 		}
 		var others []credKey
 		for j := range params {
-			if j != i && params[j].Spec.In == InQuery {
+			if j != i && params[j].Spec.In == in {
 				others = append(others, newCredKey(params[j].Spec.Name))
 			}
 		}
 		if len(others) == 0 {
 			continue
 		}
-		one, err := prm.Spec.appendQuery(nil, v)
-		if err != nil {
-			continue // reported where the query is written
+		var pairs []string
+		if in == InCookie {
+			var err error
+			if pairs, err = prm.Spec.cookiePairs(v); err != nil {
+				continue // reported where the cookies are written
+			}
+		} else {
+			one, err := prm.Spec.appendQuery(nil, v)
+			if err != nil {
+				continue // reported where the query is written
+			}
+			pairs = strings.Split(string(one), "&")
 		}
 		own := newCredKey(prm.Spec.Name)
-		for pair := range strings.SplitSeq(string(one), "&") {
+		for _, pair := range pairs {
 			k, _, _ := strings.Cut(pair, "=")
 			k = unescapeName(k)
 			if key := newCredKey(k); !key.same(own) && slices.ContainsFunc(others, key.same) {
