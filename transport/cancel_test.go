@@ -144,22 +144,7 @@ func TestStatelessCancelNotification(t *testing.T) {
 func TestSSECancelledCallNotAnswered(t *testing.T) {
 	g := newGate()
 	ts := startHTTP(t, newMCPServer(g), transport.HTTPOptions{})
-	resp, err := http.DefaultClient.Do(rpc(t, http.MethodGet, ts.URL+"/sse", "", map[string]string{"Accept": "text/event-stream"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	events := make(chan string, 16)
-	go func() {
-		defer close(events)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				events <- data
-			}
-		}
-	}()
-	endpoint := <-events
+	events, endpoint := openSSE(t, ts.URL)
 	post := func(body string) {
 		t.Helper()
 		r, _ := do(t, rpc(t, http.MethodPost, ts.URL+endpoint, body, nil))
@@ -241,22 +226,7 @@ func TestStatefulDeleteCancelsCalls(t *testing.T) {
 func TestSSEDuplicateCallID(t *testing.T) {
 	g := newGate()
 	ts := startHTTP(t, newMCPServer(g), transport.HTTPOptions{})
-	resp, err := http.DefaultClient.Do(rpc(t, http.MethodGet, ts.URL+"/sse", "", map[string]string{"Accept": "text/event-stream"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	events := make(chan string, 16)
-	go func() {
-		defer close(events)
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				events <- data
-			}
-		}
-	}()
-	endpoint := <-events
+	events, endpoint := openSSE(t, ts.URL)
 	post := func(body string) (int, string) {
 		t.Helper()
 		r, b := do(t, rpc(t, http.MethodPost, ts.URL+endpoint, body, nil))
@@ -309,4 +279,27 @@ func TestStatelessCancelInBatch(t *testing.T) {
 	if body := wait(t, call, "the cancelled call's POST to end"); strings.Contains(body, `"id":7`) {
 		t.Errorf("the cancelled call's POST carried %q; want it ended without a response", body)
 	}
+}
+
+// openSSE opens a legacy SSE stream at base+"/sse" for the test's
+// lifetime: the data lines of its events, and the message endpoint (the
+// first event).
+func openSSE(t *testing.T, base string) (<-chan string, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(rpc(t, http.MethodGet, base+"/sse", "", map[string]string{"Accept": "text/event-stream"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	events := make(chan string, 16)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				events <- data
+			}
+		}
+	}()
+	return events, <-events
 }
