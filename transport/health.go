@@ -13,7 +13,8 @@ type healthBody struct {
 
 // readyBody is the /ready document.
 type readyBody struct {
-	Ready bool `json:"ready"`
+	Ready    bool `json:"ready"`
+	Draining bool `json:"draining,omitempty"`
 }
 
 // healthHandler serves GET /health: liveness, always 200 while the process
@@ -36,15 +37,18 @@ func healthHandler(status func() Status, authenticated func(*http.Request) bool)
 }
 
 // readyHandler serves GET /ready: 200 once Status().Ready (spec loaded and
-// tools registered), 503 before. Without a status func it is always ready.
-func readyHandler(status func() Status) http.Handler {
+// tools registered), 503 before, and 503 with "draining" once shutdown has
+// started (draining reports it). Without a status func it is ready until
+// shutdown.
+func readyHandler(status func() Status, draining func() bool) http.Handler {
 	return getOnly(func(w http.ResponseWriter, _ *http.Request) {
-		ready := status == nil || status().Ready
+		body := readyBody{Draining: draining()}
+		body.Ready = !body.Draining && (status == nil || status().Ready)
 		code := http.StatusOK
-		if !ready {
+		if !body.Ready {
 			code = http.StatusServiceUnavailable
 		}
-		writeJSON(w, code, readyBody{Ready: ready})
+		writeJSON(w, code, body)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -18,6 +19,8 @@ type httpHandler struct {
 	mux     *http.ServeMux
 	streams *streamGroup
 	sse     *sseHandler
+	// draining is set when shutdown starts: /ready answers 503 from then.
+	draining atomic.Bool
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.ServeHTTP(w, r) }
@@ -118,7 +121,7 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, o.ReadTimeout, http.HandlerFunc(h.sse.serveStream))))
 	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, nil, http.HandlerFunc(h.sse.serveMessage))))
 	h.mux.Handle("/health", g.screened(healthHandler(o.Status, g.authenticated)))
-	h.mux.Handle("/ready", g.screened(readyHandler(o.Status)))
+	h.mux.Handle("/ready", g.screened(readyHandler(o.Status, h.draining.Load)))
 	for pattern, route := range o.Routes {
 		// The same bound on each write (the REST facade's answers are as
 		// large as /mcp's), and comments on an event stream (its streamed

@@ -97,6 +97,12 @@ type HTTPOptions struct {
 	// ShutdownTimeout is how long in-flight calls may run once shutdown
 	// starts before they are cancelled; 0 means 15s.
 	ShutdownTimeout time.Duration
+	// ShutdownDelay is how long the server keeps serving once shutdown
+	// starts, with /ready answering 503 {"ready":false,"draining":true}, before
+	// the listener closes: a load balancer polling /ready (a Kubernetes
+	// readiness probe) stops sending new requests to this replica while the
+	// calls it already sent still land. 0 (the default) closes at once.
+	ShutdownDelay time.Duration
 	// ReadHeaderTimeout bounds reading request headers; 0 means 10s.
 	ReadHeaderTimeout time.Duration
 	// ReadTimeout bounds reading a request body, counted from the end of its
@@ -234,6 +240,7 @@ func (o HTTPOptions) validate() error {
 	}{
 		{"SessionTimeout (--session-timeout)", o.SessionTimeout},
 		{"ShutdownTimeout (--shutdown-timeout)", o.ShutdownTimeout},
+		{"ShutdownDelay (--shutdown-delay)", o.ShutdownDelay},
 		{"ReadHeaderTimeout", o.ReadHeaderTimeout},
 		{"ReadTimeout (--read-timeout)", o.ReadTimeout},
 		{"IdleTimeout (--idle-timeout)", o.IdleTimeout},

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
@@ -15,6 +16,8 @@ import (
 // ServeHTTP serves s over HTTP (see NewHTTPHandler for the routes) until ctx
 // is done, then shuts down gracefully and returns nil:
 //
+//  0. for ShutdownDelay, /ready answers 503 while everything is still
+//     served, so that a load balancer takes the replica out first;
 //  1. the listener closes; long-lived streams (stateful GET streams, legacy
 //     SSE streams) end once the calls they may depend on have been answered;
 //  2. in-flight calls get ShutdownTimeout to finish;
@@ -73,6 +76,17 @@ func ServeHTTP(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *zap.Lo
 	case <-ctx.Done():
 	}
 
+	h.draining.Store(true)
+	if o.ShutdownDelay > 0 {
+		log.Info("draining: /ready answers 503, still serving", zap.Duration("shutdown_delay", o.ShutdownDelay))
+		t := time.NewTimer(o.ShutdownDelay)
+		select {
+		case <-t.C:
+		case err := <-served:
+			t.Stop()
+			return fmt.Errorf("serving http on %s: %w", ln.Addr(), err)
+		}
+	}
 	log.Info("http shutdown started", zap.Duration("timeout", o.ShutdownTimeout))
 	h.streams.drain()
 	h.sse.drain()

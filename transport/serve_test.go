@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/http"
 	"testing"
 	"time"
 
@@ -225,5 +226,53 @@ func TestServeHTTPErrors(t *testing.T) {
 	}
 	if err := transport.ServeHTTP(t.Context(), s, transport.HTTPOptions{MaxBodyBytes: -1}, nil); err == nil {
 		t.Error("ServeHTTP with invalid options = nil; want an error")
+	}
+}
+
+// TestShutdownDelayDrains checks the draining phase: once shutdown starts,
+// /ready answers 503 {"ready":false,"draining":true} while a new client can
+// still connect and call for ShutdownDelay, and only then does the
+// listener close. Without the delay the listener closes at once and /ready
+// is never seen draining.
+func TestShutdownDelayDrains(t *testing.T) {
+	const delay = 2 * time.Second
+	sv := serve(t, newMCPServer(newGate()), transport.HTTPOptions{ShutdownDelay: delay, ShutdownTimeout: time.Hour})
+	ready := func() (int, string) {
+		t.Helper()
+		resp, err := http.Get(sv.url + "/ready")
+		if err != nil {
+			t.Fatalf("GET /ready: %v", err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := ready(); code != 200 || body != `{"ready":true}`+"\n" {
+		t.Fatalf("before shutdown: /ready = %d %q", code, body)
+	}
+	start := time.Now()
+	sv.cancel()
+	select {
+	case <-sv.wait("draining: /ready answers 503, still serving"):
+	case err := <-sv.done:
+		sv.done <- err
+		t.Fatalf("ServeHTTP returned (%v) without a draining phase", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no draining phase logged within 10s")
+	}
+	if code, body := ready(); code != 503 || body != `{"ready":false,"draining":true}`+"\n" {
+		t.Errorf("draining: /ready = %d %q; want 503 draining", code, body)
+	}
+	// A client arriving during the drain is still served.
+	cs := connect(t, &mcp.StreamableClientTransport{Endpoint: sv.url + "/mcp", MaxRetries: -1}, "")
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Errorf("ListTools while draining: %v", err)
+	}
+	if err := <-sv.done; err != nil {
+		t.Errorf("ServeHTTP = %v; want nil", err)
+	}
+	sv.done <- nil
+	if d := time.Since(start); d < delay {
+		t.Errorf("ServeHTTP returned after %s; want at least the %s delay", d, delay)
 	}
 }

@@ -510,6 +510,7 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 		MaxBodyBytes:             cfg.MaxBodyBytes,
 		KeepAlive:                cfg.KeepAlive,
 		ShutdownTimeout:          cfg.ShutdownTimeout,
+		ShutdownDelay:            cfg.ShutdownDelay,
 		Status:                   status,
 		ReadTimeout:              cfg.ReadTimeout,
 		IdleTimeout:              cfg.IdleTimeout,

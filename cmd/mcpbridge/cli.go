@@ -85,7 +85,7 @@ func flagSection(name string) string {
 		"max-sessions", "max-sessions-per-identity", "max-sse-streams", "max-sse-streams-per-identity", "transport",
 		"listen", "stateful", "session-timeout", "api-key", "api-key-file", "allow-x-api-key", "allowed-origin",
 		"jwks-url", "jwt-issuer", "jwt-audience", "resource-url", "authorization-server", "no-auth", "max-body-bytes",
-		"keepalive", "shutdown-timeout":
+		"keepalive", "shutdown-timeout", "shutdown-delay":
 		return secServe
 	case "log-level", "log-format":
 		return secLog

@@ -115,6 +115,7 @@ type Config struct {
 	MaxBodyBytes         int64         `mapstructure:"max-body-bytes"`
 	KeepAlive            time.Duration `mapstructure:"keepalive"`
 	ShutdownTimeout      time.Duration `mapstructure:"shutdown-timeout"`
+	ShutdownDelay        time.Duration `mapstructure:"shutdown-delay"`
 
 	// Output and logging.
 	JSON      bool   `mapstructure:"json"`
@@ -246,6 +247,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.Int64("max-body-bytes", 4<<20, "HTTP: request body limit")
 	fs.Duration("keepalive", 30*time.Second, "HTTP: SSE keepalive comment interval")
 	fs.Duration("shutdown-timeout", 15*time.Second, "time in-flight calls get to finish and be answered on SIGTERM/SIGINT (HTTP and stdio)")
+	fs.Duration("shutdown-delay", 0, "HTTP: on SIGTERM/SIGINT, keep serving this long with /ready answering 503 before closing the listener, so a load balancer drains the replica first")
 	fs.String("args", "", "call: the tool's arguments as a JSON object")
 	fs.Bool("json", false, "tools: print the tools/list array as JSON")
 	fs.Bool("stats", false, "tools: print operation, tool, skip and payload statistics")
@@ -604,6 +606,9 @@ func (c *Config) Validate(cmd string) error {
 		if d.d <= 0 {
 			add("%s must be positive, not %s", d.name, d.d)
 		}
+	}
+	if c.ShutdownDelay < 0 {
+		add("--shutdown-delay must be 0 (off) or positive, not %s", c.ShutdownDelay)
 	}
 	if c.MaxOutputSchema < -1 {
 		add("--max-output-schema-bytes must be -1 (no limit), 0 (no output schemas) or positive, not %d", c.MaxOutputSchema)

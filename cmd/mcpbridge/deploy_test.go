@@ -119,6 +119,27 @@ func TestKubernetesManifests(t *testing.T) {
 	if cfg.Listen != "0.0.0.0:8080" || cfg.APIKeyFile == "" || cfg.Transport != "http" {
 		t.Errorf("config: listen %q, api-key-file %q, transport %q; want an authenticated HTTP listener", cfg.Listen, cfg.APIKeyFile, cfg.Transport)
 	}
+	// On SIGTERM the pod must leave the Service before its listener closes:
+	// /ready answers 503 for --shutdown-delay, which must outlast the
+	// readiness probe's failures, and the kubelet's SIGKILL must wait for
+	// the delay and --shutdown-timeout.
+	rp := c["readinessProbe"]
+	rnum := func(k string, def int) int {
+		if n, ok := dig(rp, k).(int); ok {
+			return n
+		}
+		return def
+	}
+	if unready := time.Duration(rnum("periodSeconds", 10)*rnum("failureThreshold", 3)) * time.Second; cfg.ShutdownDelay < unready {
+		t.Errorf("shutdown-delay %v is shorter than the readiness probe takes to fail (%v): requests still routed here would be refused", cfg.ShutdownDelay, unready)
+	}
+	tg, ok := pod["terminationGracePeriodSeconds"].(int)
+	if !ok {
+		tg = 30
+	}
+	if time.Duration(tg)*time.Second < cfg.ShutdownDelay+cfg.ShutdownTimeout {
+		t.Errorf("terminationGracePeriodSeconds %d is shorter than shutdown-delay %v + shutdown-timeout %v", tg, cfg.ShutdownDelay, cfg.ShutdownTimeout)
+	}
 	// The listener opens once the first spec fetch has ended (loaded, or
 	// failed into degraded mode), up to --spec-timeout after the start:
 	// the probes must not kill the container before, or a spec host that
