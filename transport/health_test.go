@@ -40,7 +40,7 @@ func TestHealthAndReady(t *testing.T) {
 
 	want := map[string]any{
 		"status": "ok", "version": "v1.2.3", "transport": "http",
-		"tools": 7.0, "degraded": true, "ready": false,
+		"tools": 7.0, "listed": 0.0, "operations": 0.0, "degraded": true, "ready": false,
 	}
 	for _, c := range []struct {
 		name     string

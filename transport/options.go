@@ -37,7 +37,9 @@ type Status struct {
 	Version         string `json:"version,omitempty"`
 	Transport       string `json:"transport,omitempty"`
 	UpstreamBaseURL string `json:"upstream_base_url,omitempty"`
-	Tools           int    `json:"tools"`
+	Tools           int    `json:"tools"`      // every tool a call may name, built-ins included
+	Listed          int    `json:"listed"`     // the tools tools/list shows (fewer in dynamic and hybrid mode)
+	Operations      int    `json:"operations"` // the tools that call an upstream operation
 	Degraded        bool   `json:"degraded"`
 	Ready           bool   `json:"ready"` // spec loaded and tools registered
 }

@@ -490,6 +490,8 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 			Transport:       "http",
 			UpstreamBaseURL: bridge.PublicURL(up), // a key in its query is not shown
 			Tools:           len(cat.Tools()),
+			Listed:          len(cat.Listed()),
+			Operations:      cat.Len(),
 			Degraded:        cat.Degraded() != "",
 			Ready:           cat.Degraded() == "",
 		}

@@ -435,7 +435,27 @@ func TestRESTHiddenTool(t *testing.T) {
 				t.Errorf("hidden operation: %d %s; missing one: %d %s; want the same answer", hs, hb, ms, mb)
 			}
 		}
-		resp, err := http.Get(base + "/metrics")
+		// /health tells the tools a call may name from those tools/list
+		// shows: in dynamic mode only the meta-tools are listed.
+		resp, err := http.Get(base + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var health map[string]any
+		err = json.NewDecoder(resp.Body).Decode(&health)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: /health %v", mode, health)
+		ops, listed, tools := health["operations"], health["listed"], health["tools"]
+		if mode == "all" && (listed != tools || ops == nil || ops.(float64) >= tools.(float64)) {
+			t.Errorf("all: /health operations %v, listed %v, tools %v; want every tool listed and the operations fewer (ping)", ops, listed, tools)
+		}
+		if mode == "dynamic" && (listed == nil || ops != float64(2) || listed.(float64) >= tools.(float64)) {
+			t.Errorf("dynamic: /health operations %v, listed %v, tools %v; want 2 operations and fewer tools listed than callable", ops, listed, tools)
+		}
+		resp, err = http.Get(base + "/metrics")
 		if err != nil {
 			t.Fatal(err)
 		}
