@@ -37,6 +37,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/quota"
 	"github.com/mcpbridge/mcpbridge/bridge/rest"
 	"github.com/mcpbridge/mcpbridge/bridge/trace"
+	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/earlysig"
 	"github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/hugepages"
 	"github.com/mcpbridge/mcpbridge/sanitizer"
 	"github.com/mcpbridge/mcpbridge/sanitizer/zapredact"
@@ -122,9 +123,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	if cmd == "serve" || cmd == "demo" {
 		// SIGHUP means "reload" from the first moment: a SIGHUP while the
-		// spec is still being fetched must not kill the process (its
-		// default action); it is acted on once serving starts.
-		a.hup = make(chan os.Signal, 1)
+		// process initialises or the spec is still being fetched must not
+		// kill it (its default action); it is acted on once serving
+		// starts. earlysig has caught it since package initialisation;
+		// Notify again for a second run in one process (tests).
+		a.hup = earlysig.Hup()
 		signal.Notify(a.hup, syscall.SIGHUP)
 		defer signal.Stop(a.hup)
 		// A host that closes its end of stderr loses the logs, not the
@@ -133,6 +136,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		pipe := make(chan os.Signal, 1)
 		signal.Notify(pipe, syscall.SIGPIPE)
 		defer signal.Stop(pipe)
+	} else {
+		earlysig.Release() // SIGHUP ends a one-shot command, as by default
 	}
 	if cfg.OTel && (cmd == "serve" || cmd == "demo" || cmd == "call") {
 		stop, err := a.startTracing(ctx)

@@ -442,3 +442,34 @@ func TestToolsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestSIGHUPCaughtBeforeHeavyInit checks the order in which the real program
+// initialises its packages (GODEBUG=inittrace=1): earlysig, which makes a
+// SIGHUP during start-up a reload request instead of the end of the process,
+// must register before the dependencies whose initialisation takes tens of
+// milliseconds (santhosh-tekuri/jsonschema, via kin-openapi), or the window
+// in which a SIGHUP kills a starting bridge is back.
+func TestSIGHUPCaughtBeforeHeavyInit(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), exe, "version")
+	cmd.Env = append(os.Environ(), runMainEnv+"=1", "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("version: %v\n%s", err, out)
+	}
+	early, heavy := -1, -1
+	for i, line := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.HasPrefix(line, "init github.com/mcpbridge/mcpbridge/cmd/mcpbridge/internal/earlysig "):
+			early = i
+		case strings.HasPrefix(line, "init github.com/santhosh-tekuri/jsonschema/v6 "):
+			heavy = i
+		}
+	}
+	if early < 0 || heavy < 0 || early > heavy {
+		t.Errorf("init order: earlysig at line %d, santhosh-tekuri/jsonschema at %d; want earlysig first\n%s", early, heavy, out)
+	}
+}
