@@ -37,8 +37,17 @@ func newOriginPolicy(origins []string, ownHost bool) originPolicy {
 
 // allow reports whether the request's Origin header, if any, is allowed.
 // Requests without Origin come from non-browser clients and are allowed.
+// Browsers send one Origin header; a request with several is refused, since
+// a proxy or framework behind us may read another one than the first.
 func (p originPolicy) allow(r *http.Request) bool {
-	origin := r.Header.Get("Origin")
+	values := r.Header.Values("Origin")
+	if len(values) > 1 {
+		return false
+	}
+	origin := ""
+	if len(values) == 1 {
+		origin = values[0]
+	}
 	if origin == "" {
 		return true
 	}

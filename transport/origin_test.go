@@ -156,3 +156,29 @@ func TestCORSExposesRetryAfter(t *testing.T) {
 		t.Errorf("status %d, Access-Control-Expose-Headers %q; want 429 exposing Retry-After", rec.Code, exposed)
 	}
 }
+
+// TestOriginRepeated: a request with two Origin headers is refused whatever
+// the first says (an empty first one read as "no Origin" let a foreign
+// second one through, as did an allowed first one), on the MCP routes and on
+// /health alike.
+func TestOriginRepeated(t *testing.T) {
+	srv := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{})
+	for _, first := range []string{"", "http://localhost:6274"} {
+		for _, path := range []string{"/mcp", "/health"} {
+			method, body := "POST", initializeBody
+			if path == "/health" {
+				method, body = "GET", ""
+			}
+			req := rpc(t, method, srv.URL+path, body, nil)
+			req.Header["Origin"] = []string{first, "https://evil.example"}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("%s with Origin %q then https://evil.example: %d; want 403", path, first, resp.StatusCode)
+			}
+		}
+	}
+}
