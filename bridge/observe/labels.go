@@ -7,8 +7,10 @@ import (
 
 // maxToolLabels bounds the distinct values of the tool label. Tool names
 // come from the catalog (the runtime rejects unknown names before any
-// middleware), but reloads can bring new names for the life of the
-// process; past the cap, new names are counted as [OtherTool].
+// middleware), and a reload forgets the names it removed
+// ([Metrics.Retire]), but one catalog may hold more tools than Prometheus
+// should carry series for; past the cap, new names are counted as
+// [OtherTool].
 const maxToolLabels = 10_000
 
 // OtherTool is the tool label of calls to tools first seen after the
@@ -48,4 +50,25 @@ func (l *toolLabels) of(name string) string {
 	l.seen.Store(name, struct{}{})
 	l.n++
 	return name
+}
+
+// forget drops the names live does not keep ([OtherTool] always stays),
+// so that their label slots serve new names.
+func (l *toolLabels) forget(live func(name string) bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var gone []string
+	l.seen.Range(func(k, _ any) bool {
+		if name := k.(string); name != OtherTool && !live(name) {
+			gone = append(gone, name)
+		}
+		return true
+	})
+	for _, name := range gone {
+		l.seen.Delete(name)
+		l.n--
+	}
+	if l.n < l.max {
+		l.full.Store(false)
+	}
 }

@@ -36,7 +36,8 @@ var durationBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10
 //
 // The tool label takes the catalog's tool names (the runtime rejects
 // unknown names before any middleware runs); at most 10,000 distinct names
-// are kept, later ones are counted as [OtherTool].
+// are kept, later ones are counted as [OtherTool]. [Metrics.Retire] drops
+// the names a reload removed, with their series.
 type Metrics struct {
 	calls      *prometheus.CounterVec   // tool, outcome
 	duration   *prometheus.HistogramVec // tool
@@ -49,9 +50,14 @@ type Metrics struct {
 	reloads    *prometheus.CounterVec // result
 	tools      prometheus.Gauge
 
-	labels  *toolLabels
-	series  sync.Map // tool label → *toolSeries
-	handler http.Handler
+	labels *toolLabels
+	series sync.Map // tool label → *toolSeries
+	// seriesMu is held wherever a child of the tool vectors is created and
+	// by Retire, which deletes them: made then names every tool label
+	// holding a series, so none escapes Retire.
+	seriesMu sync.Mutex
+	made     map[string]struct{} // guarded by seriesMu
+	handler  http.Handler
 }
 
 // toolSeries holds a tool's children of the vectors, looked up once rather
@@ -73,24 +79,34 @@ func (m *Metrics) seriesOf(tool string) *toolSeries {
 	if s, ok := m.series.Load(tool); ok {
 		return s.(*toolSeries)
 	}
+	m.seriesMu.Lock()
+	defer m.seriesMu.Unlock()
+	if s, ok := m.series.Load(tool); ok {
+		return s.(*toolSeries)
+	}
+	m.made[tool] = struct{}{}
 	s := &toolSeries{
 		duration: m.duration.WithLabelValues(tool),
 		retries:  m.retries.WithLabelValues(tool),
 		bytes:    m.bytes.WithLabelValues(tool),
 	}
-	actual, _ := m.series.LoadOrStore(tool, s)
-	return actual.(*toolSeries)
+	m.series.Store(tool, s)
+	return s
 }
 
 func (m *Metrics) callCounter(s *toolSeries, tool string, kind bridge.ErrorKind) prometheus.Counter {
-	if int(kind) >= kindSlots {
-		return m.calls.WithLabelValues(tool, kind.String())
+	if int(kind) < kindSlots {
+		if c := s.calls[kind].Load(); c != nil {
+			return *c
+		}
 	}
-	if c := s.calls[kind].Load(); c != nil {
-		return *c
-	}
+	m.seriesMu.Lock()
+	defer m.seriesMu.Unlock()
+	m.made[tool] = struct{}{}
 	c := m.calls.WithLabelValues(tool, kind.String())
-	s.calls[kind].Store(&c)
+	if int(kind) < kindSlots {
+		s.calls[kind].Store(&c)
+	}
 	return c
 }
 
@@ -98,6 +114,9 @@ func (m *Metrics) upstreamObserver(s *toolSeries, tool string) prometheus.Observ
 	if o := s.upstream.Load(); o != nil {
 		return *o
 	}
+	m.seriesMu.Lock()
+	defer m.seriesMu.Unlock()
+	m.made[tool] = struct{}{}
 	o := m.upstream.WithLabelValues(tool)
 	s.upstream.Store(&o)
 	return o
@@ -178,6 +197,7 @@ func newMetrics(reg *prometheus.Registry, version string, toolCap int) (*Metrics
 			Help: "Operation tools in the served catalog (ping not counted).",
 		}),
 		labels: newToolLabels(toolCap),
+		made:   make(map[string]struct{}),
 	}
 	for _, r := range []string{ReloadOK, ReloadUnchanged, ReloadFailed} {
 		m.reloads.WithLabelValues(r) // export zeros, so rate() and alerts see every result
@@ -243,6 +263,32 @@ func (m *Metrics) Reload(result string) {
 // SetTools sets the number of operation tools served; call it with
 // Catalog.Len() at startup and after every swap.
 func (m *Metrics) SetTools(n int) { m.tools.Set(float64(n)) }
+
+// Retire removes the series of the tools cat no longer serves, after a
+// reload swapped it in: a bridge reloaded for weeks would otherwise export
+// every tool name it ever served (about 35 series each, up to the label
+// cap), and a removed tool's counters would go on being scraped as if it
+// were still there. A name that comes back starts its series afresh. A
+// call that started on the old catalog and ends after this may create its
+// tool's series again; the next Retire removes them.
+func (m *Metrics) Retire(cat *bridge.Catalog) {
+	live := func(name string) bool { _, ok := cat.Lookup(name); return ok }
+	m.labels.forget(live)
+	m.seriesMu.Lock()
+	defer m.seriesMu.Unlock()
+	for name := range m.made {
+		if name == OtherTool || live(name) {
+			continue
+		}
+		delete(m.made, name)
+		m.series.Delete(name)
+		m.calls.DeletePartialMatch(prometheus.Labels{"tool": name})
+		m.duration.DeleteLabelValues(name)
+		m.upstream.DeleteLabelValues(name)
+		m.retries.DeleteLabelValues(name)
+		m.bytes.DeleteLabelValues(name)
+	}
+}
 
 // Middleware records every call that passes through it. Place it
 // outermost so the duration includes the other middlewares (queueing for a

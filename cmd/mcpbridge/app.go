@@ -341,7 +341,10 @@ func (a *app) newRuntime(bt *built) (*bridge.Runtime, *mcpx.Server, error) {
 	})
 	a.rt = rt
 	a.metrics.SetTools(bt.cat.Len())
-	rt.OnSwap(func(_, cur *bridge.Catalog) { a.metrics.SetTools(cur.Len()) })
+	rt.OnSwap(func(_, cur *bridge.Catalog) {
+		a.metrics.SetTools(cur.Len())
+		a.metrics.Retire(cur) // the series of the tools the swap removed
+	})
 	title := ""
 	if t := bt.cat.PingInfo().SpecTitle; t != "" {
 		title = "mcpbridge: " + t

@@ -530,6 +530,11 @@ func TestReloadSIGHUP(t *testing.T) {
 			t.Errorf("%s: tools reloaded log = %v", p.name, l)
 		}
 	}
+	// The removed tool's series left /metrics (they stayed for the life of
+	// the process: ~35 per name a reload ever removed); the new one's came.
+	if m := scrape(t, hc, httpProc.base+"/metrics"); strings.Contains(m, `tool="opB"`) || !strings.Contains(m, `tool="opC"`) {
+		t.Errorf("metrics after opB was removed and opC added:\n%s", grepLines(m, `tool="`))
+	}
 
 	// A spec that does not parse: the old tools keep serving.
 	writeFile(t, spec, brokenSpec)
@@ -1167,4 +1172,19 @@ func TestReloadSaysConfigChangesWaitForRestart(t *testing.T) {
 	if n := p.log.count(msg); n != 1 {
 		t.Errorf("%q logged %d times, want once", msg, n)
 	}
+}
+
+// scrape returns the text of GET url.
+func scrape(t *testing.T, hc *http.Client, url string) string {
+	t.Helper()
+	resp, err := hc.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
 }
