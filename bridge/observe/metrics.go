@@ -48,6 +48,8 @@ type Metrics struct {
 	redactions prometheus.Counter
 	unenforced prometheus.Counter     // calls past a failed quota store
 	reloads    *prometheus.CounterVec // result
+	lastOK     prometheus.Gauge       // 1 when the last load or reload succeeded
+	lastOKTime prometheus.Gauge       // when the spec was last loaded or found unchanged
 	tools      prometheus.Gauge
 
 	labels *toolLabels
@@ -134,6 +136,8 @@ func (m *Metrics) upstreamObserver(s *toolSeries, tool string) prometheus.Observ
 //	mcpbridge_redactions_total                          counter
 //	mcpbridge_quota_unenforced_calls_total              counter, calls let through uncounted (quota-fail open)
 //	mcpbridge_spec_reloads_total{result}                counter (ok, unchanged, failed)
+//	mcpbridge_spec_last_reload_successful               gauge, 1 or 0: the start's load or the last reload
+//	mcpbridge_spec_last_reload_success_timestamp_seconds gauge, Unix time of the last success
 //	mcpbridge_tools                                     gauge, operation tools served
 //	mcpbridge_build_info{version}                       gauge, always 1
 //
@@ -192,6 +196,14 @@ func newMetrics(reg *prometheus.Registry, version string, toolCap int) (*Metrics
 			Name: "mcpbridge_spec_reloads_total",
 			Help: "Spec reload attempts by result (ok, unchanged, failed).",
 		}, []string{"result"}),
+		lastOK: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mcpbridge_spec_last_reload_successful",
+			Help: "1 when the spec's load at start or its last reload attempt succeeded (ok or unchanged), 0 when it failed (the previous tools, or only ping when the start was degraded, are served).",
+		}),
+		lastOKTime: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mcpbridge_spec_last_reload_success_timestamp_seconds",
+			Help: "Unix time of the spec's last successful load or reload (unchanged included); 0 before the first.",
+		}),
 		tools: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "mcpbridge_tools",
 			Help: "Operation tools in the served catalog (ping not counted).",
@@ -211,7 +223,7 @@ func newMetrics(reg *prometheus.Registry, version string, toolCap int) (*Metrics
 	var errs []error
 	for _, c := range []prometheus.Collector{
 		m.calls, m.duration, m.upstream, m.retries, m.bytes, m.inflight,
-		m.redactions, m.unenforced, m.reloads, m.tools, buildInfo,
+		m.redactions, m.unenforced, m.reloads, m.lastOK, m.lastOKTime, m.tools, buildInfo,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	} {
@@ -258,6 +270,20 @@ func (m *Metrics) Reload(result string) {
 		result = ReloadFailed
 	}
 	m.reloads.WithLabelValues(result).Inc()
+	m.Loaded(result != ReloadFailed)
+}
+
+// Loaded records whether the spec's load succeeded: at start (false for a
+// degraded start) and, through [Metrics.Reload], after every reload. An
+// alert on mcpbridge_spec_last_reload_successful == 0 stays on until a load
+// succeeds, where one on the failed counter's rate clears by itself.
+func (m *Metrics) Loaded(ok bool) {
+	if !ok {
+		m.lastOK.Set(0)
+		return
+	}
+	m.lastOK.Set(1)
+	m.lastOKTime.SetToCurrentTime()
 }
 
 // SetTools sets the number of operation tools served; call it with

@@ -185,6 +185,8 @@ func TestMetricsHandler(t *testing.T) {
 		"mcpbridge_quota_unenforced_calls_total",
 		"mcpbridge_redactions_total",
 		"mcpbridge_response_bytes_total",
+		"mcpbridge_spec_last_reload_success_timestamp_seconds",
+		"mcpbridge_spec_last_reload_successful",
 		"mcpbridge_spec_reloads_total",
 		"mcpbridge_tool_call_duration_seconds",
 		"mcpbridge_tool_calls_total",
@@ -327,5 +329,50 @@ mcpbridge_tool_calls_total{outcome="denied",tool="other"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "mcpbridge_tool_calls_total"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestMetricsLastReload: the last-reload gauges follow the start's load and
+// every reload: 0 after a failure until a load succeeds, whatever the
+// failed counter's rate does, with the time of the last success.
+func TestMetricsLastReload(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := observe.NewMetrics(reg, "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gauges := func() (ok, at float64) {
+		t.Helper()
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			switch mf.GetName() {
+			case "mcpbridge_spec_last_reload_successful":
+				ok = mf.GetMetric()[0].GetGauge().GetValue()
+			case "mcpbridge_spec_last_reload_success_timestamp_seconds":
+				at = mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		return ok, at
+	}
+	m.Loaded(false) // a degraded start
+	if ok, at := gauges(); ok != 0 || at != 0 {
+		t.Errorf("degraded start: successful %v at %v, want 0 at 0", ok, at)
+	}
+	before := float64(time.Now().Unix())
+	m.Reload(observe.ReloadOK)
+	ok, okAt := gauges()
+	if ok != 1 || okAt < before {
+		t.Errorf("after a reload: successful %v at %v, want 1 at >= %v", ok, okAt, before)
+	}
+	m.Reload(observe.ReloadFailed)
+	if ok, at := gauges(); ok != 0 || at != okAt {
+		t.Errorf("after a failed reload: successful %v at %v, want 0 at %v (the last success)", ok, at, okAt)
+	}
+	m.Reload(observe.ReloadUnchanged)
+	if ok, _ := gauges(); ok != 1 {
+		t.Errorf("after an unchanged reload: successful %v, want 1", ok)
 	}
 }

@@ -341,6 +341,7 @@ func (a *app) newRuntime(bt *built) (*bridge.Runtime, *mcpx.Server, error) {
 	})
 	a.rt = rt
 	a.metrics.SetTools(bt.cat.Len())
+	a.metrics.Loaded(bt.cat.Degraded() == "")
 	rt.OnSwap(func(_, cur *bridge.Catalog) {
 		a.metrics.SetTools(cur.Len())
 		a.metrics.Retire(cur) // the series of the tools the swap removed

@@ -848,6 +848,9 @@ func TestDegradedRecovers(t *testing.T) {
 	if _, err := call(cs, "opA"); err == nil {
 		t.Errorf("opA callable while degraded")
 	}
+	if m := scrape(t, hc, p.base+"/metrics"); !strings.Contains(m, "\nmcpbridge_spec_last_reload_successful 0\n") {
+		t.Errorf("metrics while degraded: want mcpbridge_spec_last_reload_successful 0:\n%s", grepLines(m, "spec_"))
+	}
 	n.drain()
 
 	// The spec arrives.
@@ -881,6 +884,9 @@ func TestDegradedRecovers(t *testing.T) {
 	}
 	if pr := ping(t, cs); pr.Degraded || pr.Tools != 2 || pr.LastReload != "ok" {
 		t.Errorf("ping after recovery = %+v", pr)
+	}
+	if m := scrape(t, hc, p.base+"/metrics"); !strings.Contains(m, "\nmcpbridge_spec_last_reload_successful 1\n") || strings.Contains(m, "\nmcpbridge_spec_last_reload_success_timestamp_seconds 0\n") {
+		t.Errorf("metrics after recovery: want mcpbridge_spec_last_reload_successful 1 and a timestamp:\n%s", grepLines(m, "spec_"))
 	}
 	p.log.waitCount("tools reloaded", 1, 5*time.Second) // logged beside the swap, read through a pipe
 	if l := p.log.last("tools reloaded"); l == nil || l["recovered"] != true || l["trigger"] != "degraded retry" {
