@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -27,6 +28,15 @@ import (
 // the secret in a Basic header, then in the form) and reading the answer.
 // A call's own deadline (--timeout) usually ends its wait sooner.
 const oauthFetchLimit = 30 * time.Second
+
+// oauthRefusedEvery is how often at most an upstream's 401 makes the grant
+// drop its token and fetch another before it expires: the first refusal
+// of a revoked token (or one the authorization server no longer honours
+// after rotating its keys) is acted on at once, but an upstream that
+// refuses every token (a wrong scope or audience, or one operation that
+// wants another credential) costs the token endpoint one request per
+// interval, not one per call.
+const oauthRefusedEvery = 10 * time.Second
 
 // tokenSecrets is the set every redactor of the process masks the OAuth2
 // access tokens with (nil when no grant is configured): logRedactor and
@@ -58,11 +68,13 @@ type oauthGrant struct {
 	endpoint string             // the token URL, fit for messages (query masked)
 	learn    *sanitizer.Secrets // every token obtained is added; nil: none
 	limit    time.Duration
+	every    time.Duration // oauthRefusedEvery
 	log      *zap.Logger
 
-	mu     sync.Mutex
-	tok    *oauth2.Token // the last token obtained; nil: none yet
-	flight *tokenFetch   // the fetch in progress; nil: none
+	mu      sync.Mutex
+	tok     *oauth2.Token // the last token obtained; nil: none yet, or dropped
+	flight  *tokenFetch   // the fetch in progress; nil: none
+	dropped time.Time     // when a refused token was last dropped
 }
 
 // tokenFetch is one fetch of a token and the calls waiting for it.
@@ -98,6 +110,7 @@ func (a *app) newOAuthGrant(tlsConf *tls.Config) *oauthGrant {
 		endpoint: specloader.RedactURL(o.TokenURL),
 		learn:    a.cfg.tokenSecrets(),
 		limit:    oauthFetchLimit,
+		every:    oauthRefusedEvery,
 		log:      log,
 	}
 }
@@ -181,6 +194,28 @@ func (g *oauthGrant) fetch(ctx context.Context, f *tokenFetch) {
 	close(f.done)
 }
 
+// refused is told that the upstream answered 401 to a request carrying
+// tok, and reports whether the request is worth sending again with the
+// grant's next token. A tok still cached is dropped, so that the next call
+// fetches another, unless a refused token was dropped less than g.every
+// ago: then the upstream refuses fresh tokens too, and tok stays. A tok
+// no longer cached was dropped (or replaced) by another call's refusal:
+// its next token is the one to try.
+func (g *oauthGrant) refused(tok *oauth2.Token) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.tok != tok {
+		return true
+	}
+	now := time.Now()
+	if !g.dropped.IsZero() && now.Sub(g.dropped) < g.every {
+		return false
+	}
+	g.tok, g.dropped = nil, now
+	g.log.Warn("the upstream refused the OAuth2 access token (HTTP 401) before it expired: fetching another", zap.String("token_url", g.endpoint))
+	return true
+}
+
 // errorCode is the shape of an RFC 6749 error code (invalid_client).
 var errorCode = regexp.MustCompile(`^[a-z_]{1,64}$`)
 
@@ -245,7 +280,11 @@ func (e *tokenError) FailureKind() string { return e.Error() }
 // as "Authorization: Bearer". It sits outside the retrying upstream client:
 // a call gets its token once, a failed fetch is not retried as if the
 // upstream had failed, and the wait for a token counts against the call's
-// deadline like the rest of the call.
+// deadline like the rest of the call. An upstream's 401 to a token before
+// its expiry (revoked, or signed with keys since rotated) drops the token
+// (see oauthGrant.refused), and the request is sent once more with a new
+// one when its body can be sent again: a 401 is a refusal to act on the
+// request at all.
 type oauthClient struct {
 	next  bridge.Doer
 	grant *oauthGrant
@@ -263,5 +302,33 @@ func (c *oauthClient) Do(req *http.Request) (*http.Response, error) {
 	}
 	out := req.Clone(req.Context()) // the caller's request stays as it was
 	tok.SetAuthHeader(out)
-	return c.next.Do(out)
+	resp, err := c.next.Do(out)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || !c.grant.refused(tok) {
+		return resp, err
+	}
+	again := req.Clone(req.Context())
+	if req.Body != nil && req.Body != http.NoBody {
+		if req.GetBody == nil {
+			return resp, nil // sent once, and cannot be sent again
+		}
+		if again.Body, err = req.GetBody(); err != nil {
+			return resp, nil
+		}
+	}
+	next, err := c.grant.token(req.Context())
+	if err != nil || next.AccessToken == tok.AccessToken {
+		// No other token to try: the upstream's refusal is the answer.
+		if err != nil {
+			c.grant.log.Warn("no new OAuth2 access token after the upstream refused the last one", zap.Error(err))
+		}
+		if again.Body != nil {
+			again.Body.Close()
+		}
+		return resp, nil
+	}
+	// Read a little of the refusal, so that its connection may be reused.
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	resp.Body.Close()
+	next.SetAuthHeader(again)
+	return c.next.Do(again)
 }
