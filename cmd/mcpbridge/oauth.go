@@ -167,7 +167,11 @@ func (g *oauthGrant) fetch(ctx context.Context, f *tokenFetch) {
 	if err == nil && tok.AccessToken == "" {
 		err = errors.New("oauth2: server response missing access_token")
 	}
-	if err != nil {
+	if err == nil && !headerSafe(tok.AccessToken) {
+		// net/http would refuse every request carrying it, each time
+		// with a "transport error" retried as if the upstream had failed.
+		tok, err = nil, &tokenError{endpoint: g.endpoint, reason: "the access token it issued holds a control character, which no HTTP header may carry"}
+	} else if err != nil {
 		tok, err = nil, g.failure(ctx, err)
 		if ctx.Err() == context.Canceled {
 			// Nobody gets this error: the calls that waited logged a
@@ -214,6 +218,26 @@ func (g *oauthGrant) refused(tok *oauth2.Token) bool {
 	g.tok, g.dropped = nil, now
 	g.log.Warn("the upstream refused the OAuth2 access token (HTTP 401) before it expired: fetching another", zap.String("token_url", g.endpoint))
 	return true
+}
+
+// headerSafe reports whether s may be sent in a header value: no control
+// character (CR and LF above all), no DEL.
+func headerSafe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// setBearer sets the Authorization header of req to tok as a bearer token
+// (RFC 6750), whatever its token_type: x/oauth2's SetAuthHeader writes
+// the token_type the endpoint answered as the scheme ("N_A tok", "JWT
+// tok"), which resource servers expecting "Bearer" refuse, and which the
+// endpoint could make hold anything.
+func setBearer(req *http.Request, tok *oauth2.Token) {
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 }
 
 // errorCode is the shape of an RFC 6749 error code (invalid_client).
@@ -301,7 +325,7 @@ func (c *oauthClient) Do(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	out := req.Clone(req.Context()) // the caller's request stays as it was
-	tok.SetAuthHeader(out)
+	setBearer(out, tok)
 	resp, err := c.next.Do(out)
 	if err != nil || resp.StatusCode != http.StatusUnauthorized || !c.grant.refused(tok) {
 		return resp, err
@@ -329,6 +353,6 @@ func (c *oauthClient) Do(req *http.Request) (*http.Response, error) {
 	// Read a little of the refusal, so that its connection may be reused.
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	resp.Body.Close()
-	next.SetAuthHeader(again)
+	setBearer(again, next)
 	return c.next.Do(again)
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -145,4 +147,58 @@ func TestOAuth2RefusedTokenReplaced(t *testing.T) {
 	if n := ra.refusals.Load() - before; n != 10 {
 		t.Errorf("the upstream saw %d requests for 10 calls; want 10 (none sent again without a new token)", n)
 	}
+}
+
+// TestOAuth2TokenSentAsBearer: the README promises the grant's token is
+// sent as "Bearer"; x/oauth2 wrote the endpoint's token_type as the scheme
+// instead ("N_A tok", which the upstream refuses). An access token that no
+// header may carry (a CR LF in it) failed every call for the token's
+// lifetime as a retried "transport error"; it is now refused at the fetch,
+// the call saying why.
+func TestOAuth2TokenSentAsBearer(t *testing.T) {
+	const secret = "client-secret-9e107d9d372bb6826bd81d3542a419d6"
+	tokens := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/na/token":
+			io.WriteString(w, `{"access_token":"ACCESS-TOKEN-NA-0123456789","token_type":"N_A","expires_in":3600}`)
+		case "/crlf/token":
+			io.WriteString(w, `{"access_token":"ACCESS-TOKEN-CRLF-0123456789\r\nX-Injected: yes","token_type":"Bearer","expires_in":3600}`)
+		}
+	}))
+	defer tokens.Close()
+	var mu sync.Mutex
+	var seen []string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Injected"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"1"}`)
+	}))
+	defer api.Close()
+	call := func(kind string) (string, error) {
+		var out, errb bytes.Buffer
+		err := run(t.Context(), []string{"call", "getItem", "--args", `{"itemId":"1"}`, "--config", oauthConfig(t, tokens.URL+"/"+kind, secret),
+			"--spec", "testdata/e2e.yaml", "--whitelist", "testdata/e2e-whitelist.yaml", "--upstream", api.URL + "/api", "--no-cache"}, nil, &out, &errb)
+		return out.String(), err
+	}
+	if out, err := call("na"); err != nil {
+		t.Fatalf("call with token_type N_A: %v\n%s", err, out)
+	}
+	mu.Lock()
+	if want := []string{"Bearer ACCESS-TOKEN-NA-0123456789|"}; !slices.Equal(seen, want) {
+		t.Errorf("the upstream saw %q; want %q", seen, want)
+	}
+	seen = nil
+	mu.Unlock()
+	out, err := call("crlf")
+	if err == nil || !strings.Contains(out, "control character") {
+		t.Errorf("call with an access token holding CR LF: err=%v; want an error result saying why:\n%s", err, out)
+	}
+	mu.Lock()
+	if len(seen) != 0 {
+		t.Errorf("the upstream was sent %q", seen)
+	}
+	mu.Unlock()
 }
