@@ -397,7 +397,10 @@ func newCatalog(opts Options) (*Catalog, error) {
 		return nil, errors.Join(errs...)
 	}
 	c.shaper = result.Shaper{Redactor: c.redactor, Log: c.log}
-	if c.base != nil && c.base.Scheme == "http" && len(opts.Credentials.Secrets()) > 0 && !loopback(c.base.Hostname()) {
+	// The configured credentials, and the secrets given with Rules (the
+	// OAuth2 client secret, whose grant's tokens every request carries,
+	// and keys in the upstream URL's query), as baseFor counts them.
+	if c.base != nil && c.base.Scheme == "http" && len(c.rules.Secrets) > 0 && !loopback(c.base.Hostname()) {
 		c.log.Warn("upstream credentials will travel unencrypted: the upstream URL is plain http on a non-loopback host; use https",
 			zap.String("host", c.base.Host))
 	}

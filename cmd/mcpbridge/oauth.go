@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,6 +100,10 @@ func (a *app) newOAuthGrant(tlsConf *tls.Config) *oauthGrant {
 	log := a.log
 	if log == nil {
 		log = zap.NewNop()
+	}
+	if u, err := url.Parse(o.TokenURL); err == nil && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+		log.Warn("the OAuth2 client secret will travel unencrypted: the token URL is plain http on a non-loopback host; use https",
+			zap.String("host", u.Host))
 	}
 	return &oauthGrant{
 		conf: clientcredentials.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: o.TokenURL, Scopes: o.Scopes},
@@ -355,4 +360,13 @@ func (c *oauthClient) Do(req *http.Request) (*http.Response, error) {
 	resp.Body.Close()
 	setBearer(again, next)
 	return c.next.Do(again)
+}
+
+// loopbackHost reports whether host (no port) names this machine.
+func loopbackHost(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

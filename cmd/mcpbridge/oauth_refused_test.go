@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -201,4 +203,30 @@ func TestOAuth2TokenSentAsBearer(t *testing.T) {
 		t.Errorf("the upstream was sent %q", seen)
 	}
 	mu.Unlock()
+}
+
+// TestOAuth2PlainHTTPWarned: sending credentials over plain http to a host
+// that is not this machine is logged as a warning (README, Security
+// model), but not when they were an OAuth2 grant: neither the client
+// secret posted to a plain-http token endpoint nor the access tokens sent
+// to a plain-http upstream were.
+func TestOAuth2PlainHTTPWarned(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	conf := "upstream-auth:\n  oauth2:\n    tokenURL: http://auth.example.com/token\n    clientID: bridge\n    clientSecret: client-secret-1a79a4d60de6718e8e5b326e338ae533\n"
+	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"tools", "--config", cfg, "--spec", "testdata/e2e.yaml", "--whitelist", "testdata/e2e-whitelist.yaml",
+		"--upstream", "http://api.example.com/api", "--no-cache"}, nil, &out, &errb); err != nil {
+		t.Fatalf("tools: %v\n%s", err, errb.String())
+	}
+	for _, want := range []string{
+		`the OAuth2 client secret will travel unencrypted: the token URL is plain http on a non-loopback host; use https	{"host": "auth.example.com"}`,
+		`upstream credentials will travel unencrypted: the upstream URL is plain http on a non-loopback host; use https	{"host": "api.example.com"}`,
+	} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("no warning %q in the log:\n%s", want, errb.String())
+		}
+	}
 }
