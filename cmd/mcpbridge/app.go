@@ -480,10 +480,16 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 		if err != nil {
 			return transport.HTTPOptions{}, fmt.Errorf("reading --api-key-file: %w", err)
 		}
+		n := len(keys)
 		for _, line := range strings.Split(string(data), "\n") {
 			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
 				keys = append(keys, line)
 			}
+		}
+		if len(keys) == n {
+			// Asked for keys and given none: on a loopback listener (behind
+			// a proxy, say) the bridge would serve everyone unauthenticated.
+			return transport.HTTPOptions{}, fmt.Errorf("--api-key-file %s holds no key (one per line, # starts a comment): refusing to serve without the inbound auth it asks for", cfg.APIKeyFile)
 		}
 	}
 	// Status reads the catalog being served: /ready turns 200 when a
