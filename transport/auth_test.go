@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -362,6 +363,34 @@ func TestJWT(t *testing.T) {
 			t.Errorf("status = %d %q; want 200", resp.StatusCode, body)
 		}
 	})
+}
+
+// TestJWTScopeForms: the scopes a per-tool allow list matches come from
+// "scope" or "scp", as issuers write them. Microsoft Entra ID writes "scp"
+// as one space-separated string, which was read as no scope at all, so its
+// callers were refused every tool allowed by scope.
+func TestJWTScopeForms(t *testing.T) {
+	const issuer, audience = "https://issuer.example.com", "https://bridge.example.com/mcp"
+	jwks := newJWKSServer(t)
+	ts := startHTTP(t, newMCPServer(newGate()), transport.HTTPOptions{JWKSURL: jwks.URL, JWTIssuer: issuer, JWTAudience: audience})
+	for _, tt := range []struct {
+		name  string
+		claim string
+		value any
+	}{
+		{"scope string", "scope", "tools:call items:read"},
+		{"scp array (Okta)", "scp", []string{"tools:call", "items:read"}},
+		{"scp string (Entra ID)", "scp", "tools:call items:read"},
+		{"scope array", "scope", []string{"tools:call", "items:read"}},
+	} {
+		claims := jwt.MapClaims{"iss": issuer, "aud": audience, "sub": "alice", "exp": time.Now().Add(time.Hour).Unix(), tt.claim: tt.value}
+		cs := connect(t, callerModes[0].transport(ts.URL, clientWithHeader("Authorization", "Bearer "+jwks.sign(t, claims))), "")
+		var got whoamiOut
+		callJSON(t, cs, "whoami", map[string]any{}, &got)
+		if want := []string{"tools:call", "items:read"}; !slices.Equal(got.Scopes, want) {
+			t.Errorf("%s: the caller's scopes are %q; want %q", tt.name, got.Scopes, want)
+		}
+	}
 }
 
 // TestSSESessionBoundToPrincipal checks the same binding on the legacy

@@ -163,19 +163,24 @@ func jwtErrorDescription(err error) string {
 	return "invalid token"
 }
 
-// scopes reads the OAuth "scope" claim (space-separated, RFC 8693) or the
-// "scp" array some issuers use.
+// scopes reads the OAuth "scope" claim (space-separated, RFC 8693 and
+// RFC 9068), or else "scp", which issuers write either way: an array
+// (Okta) or, like "scope", one space-separated string (Microsoft Entra
+// ID's delegated tokens). An array "scope" is read too.
 func scopes(claims jwt.MapClaims) []string {
-	if s, ok := claims["scope"].(string); ok {
-		return strings.Fields(s)
-	}
-	var out []string
-	if list, ok := claims["scp"].([]any); ok {
-		for _, s := range list {
-			if s, ok := s.(string); ok {
-				out = append(out, s)
+	for _, name := range []string{"scope", "scp"} {
+		switch v := claims[name].(type) {
+		case string:
+			return strings.Fields(v)
+		case []any:
+			var out []string
+			for _, s := range v {
+				if s, ok := s.(string); ok {
+					out = append(out, s)
+				}
 			}
+			return out
 		}
 	}
-	return out
+	return nil
 }
