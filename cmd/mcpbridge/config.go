@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -333,10 +334,17 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 			v.Set("upstream-auth."+k, val)
 		}
 	}
+	var caseKept map[string]map[string]string
 	if path := v.GetString("config"); path != "" {
-		v.SetConfigFile(path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading config file %s: %w", path, err)
+		}
 		v.SetConfigType("yaml")
-		if err := v.ReadInConfig(); err != nil {
+		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+			return nil, fmt.Errorf("reading config file %s: %w", path, err)
+		}
+		if caseKept, err = fileCaseMaps(data); err != nil {
 			return nil, fmt.Errorf("reading config file %s: %w", path, err)
 		}
 	}
@@ -363,6 +371,18 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		msg = strings.ReplaceAll(msg, "'main.Config.", "'")
 		msg = strings.ReplaceAll(msg, "decoding failed due to the following error(s):\n\n", "")
 		return nil, fmt.Errorf("%s: %s", where, msg)
+	}
+	// Viper lowercased the keys of the file's maps; put back the names as
+	// written where the file is their source (configcase.go).
+	if m, ok := caseKept["server-variables"]; ok && !fs.Changed("server-variables") {
+		if _, fromEnv := lookupEnv(environ, "MCPBRIDGE_SERVER_VARIABLES"); !fromEnv {
+			cfg.ServerVars = m
+		}
+	}
+	for name, dst := range map[string]*map[string]string{"upstream-auth.query": &cfg.UpstreamAuth.Query, "upstream-auth.headers": &cfg.UpstreamAuth.Headers, "upstream-auth.cookies": &cfg.UpstreamAuth.Cookies} {
+		if m, ok := caseKept[name]; ok {
+			*dst = m
+		}
 	}
 	resolveConfigPaths(&cfg, v, fs, environ) // configpaths.go
 	fs.VisitAll(func(f *pflag.Flag) {

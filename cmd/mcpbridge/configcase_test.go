@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConfigFileMapKeysKeepTheirCase checks that the names in the config
+// file's maps reach the upstream and the spec as written: viper lowercases
+// every key of a file, so upstream-auth.query {apiKey: …} was sent as
+// ?apikey=…, a cookie SessionID as sessionid, and server-variables {Region:
+// …} named no variable of the spec.
+func TestConfigFileMapKeysKeepTheirCase(t *testing.T) {
+	rec := newRecorder(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "mcpbridge.yaml")
+	body := "upstream-auth:\n  query: {apiKey: QV, Page_Token: &tok PT}\n  cookies: {SessionID: CV}\n  headers: {X-Api-Key: *tok}\n"
+	if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	args := []string{"call", "getItem", "--args", `{"itemId":"a"}`, "--spec", "testdata/e2e.yaml", "--all-operations",
+		"--upstream", rec.srv.URL + "/api", "--no-cache", "--config", conf}
+	if err := run(t.Context(), args, nil, &out, &errb); err != nil {
+		t.Fatalf("call: %v\n%s", err, errb.String())
+	}
+	reqs := rec.take()
+	if len(reqs) != 1 {
+		t.Fatalf("%d upstream requests, want 1", len(reqs))
+	}
+	uri, h := reqs[0].URI, reqs[0].Header
+	for _, want := range []string{"apiKey=QV", "Page_Token=PT"} {
+		if !strings.Contains(uri, want) {
+			t.Errorf("upstream URI %s: no %s", uri, want)
+		}
+	}
+	if c := h.Get("Cookie"); !strings.Contains(c, "SessionID=CV") {
+		t.Errorf("upstream Cookie %q: no SessionID=CV", c)
+	}
+	if got := h.Get("X-Api-Key"); got != "PT" {
+		t.Errorf("upstream X-Api-Key %q, want PT", got)
+	}
+
+	// A server variable with a capital is a name of the spec.
+	spec := filepath.Join(dir, "api.yaml")
+	if err := os.WriteFile(spec, []byte(`openapi: 3.0.3
+info: {title: Vars, version: "1"}
+servers: [{url: "http://127.0.0.1:{Port}/v1", variables: {Port: {default: "8080"}}}]
+paths:
+  /a:
+    get:
+      operationId: opA
+      responses: {"200": {description: ok}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(conf, []byte("server-variables: {Port: \"9090\"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if err := run(t.Context(), []string{"tools", "--spec", spec, "--all-operations", "--no-cache", "--config", conf}, nil, &out, &errb); err != nil {
+		t.Errorf("server-variables {Port: 9090} in the config file: %v", err)
+	}
+	// The flag still beats the file.
+	if err := run(t.Context(), []string{"tools", "--spec", spec, "--all-operations", "--no-cache", "--config", conf, "--server-variables", "Prot=1"}, nil, &out, &errb); err == nil || !strings.Contains(err.Error(), `"Prot"`) {
+		t.Errorf("--server-variables Prot=1 over the file: %v; want the flag's name refused", err)
+	}
+}
