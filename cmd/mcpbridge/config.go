@@ -353,7 +353,7 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		mapstructure.StringToTimeDurationHookFunc(),
 		numberToDurationHook,
 		strictKindHook,
-		mapstructure.StringToSliceHookFunc(","),
+		stringToListHook,
 		stringToMapHook,
 	))
 	if err := v.UnmarshalExact(&cfg, hook); err != nil {
@@ -472,6 +472,24 @@ func strictKindHook(from, to reflect.Type, data any) (any, error) {
 		return nil, fmt.Errorf("%v is a number, not true or false", data)
 	}
 	return data, nil
+}
+
+// stringToListHook decodes a comma-separated list (the environment's form,
+// or a config file's scalar) into a list, each item trimmed and empty
+// items dropped: "ssn, iban" is ssn and iban, as a reader of the variable
+// takes it, not ssn and " iban", a key no answer holds.
+func stringToListHook(from, to reflect.Type, data any) (any, error) {
+	s, ok := data.(string)
+	if !ok || from.Kind() != reflect.String || to.Kind() != reflect.Slice || to.Elem().Kind() != reflect.String {
+		return data, nil
+	}
+	out := []string{}
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out, nil
 }
 
 // stringToMapHook decodes "a=1,b=2" (environment form) into a map.

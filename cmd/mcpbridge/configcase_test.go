@@ -70,3 +70,23 @@ paths:
 		t.Errorf("--server-variables Prot=1 over the file: %v; want the flag's name refused", err)
 	}
 }
+
+// TestEnvironmentListItemsTrimmed checks that a comma-separated
+// MCPBRIDGE_ list written with spaces after its commas means its items:
+// MCPBRIDGE_REDACT_KEYS="note, user" masked note and looked for a key
+// " user", so the answer's user went out unmasked without a word.
+func TestEnvironmentListItemsTrimmed(t *testing.T) {
+	rec := newRecorder(t)
+	t.Setenv("MCPBRIDGE_REDACT_KEYS", "note, user ,")
+	var out, errb bytes.Buffer
+	args := []string{"call", "getSecrets", "--spec", "testdata/e2e.yaml", "--all-operations",
+		"--upstream", rec.srv.URL + "/api", "--no-cache"}
+	if err := run(t.Context(), args, nil, &out, &errb); err != nil {
+		t.Fatalf("call: %v\n%s", err, errb.String())
+	}
+	for _, leak := range []string{`"ann"`, "leaked"} {
+		if strings.Contains(out.String(), leak) {
+			t.Errorf("answer carries %s, which MCPBRIDGE_REDACT_KEYS masks:\n%s", leak, out.String())
+		}
+	}
+}
