@@ -384,6 +384,10 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 			*dst = m
 		}
 	}
+	// A token read from a file or a secret often ends in a line break,
+	// which no bearer token holds and which made every call fail as a
+	// transport error.
+	cfg.UpstreamToken = strings.TrimSpace(cfg.UpstreamToken)
 	resolveConfigPaths(&cfg, v, fs, environ) // configpaths.go
 	fs.VisitAll(func(f *pflag.Flag) {
 		key := f.Name
@@ -563,6 +567,22 @@ func (c *Config) Validate(cmd string) error {
 			add("header %q must look like \"Name: value\"", redactHeader(h))
 		}
 	}
+	// A control character in a header value makes Go refuse every request
+	// (after the retries, as a transport error): say which setting holds
+	// it, never the value.
+	if badHeaderValue(c.UpstreamToken) {
+		add("--upstream-token holds a control character (a line break?)")
+	}
+	for _, h := range c.UpstreamHeaders {
+		if name, val, ok := strings.Cut(h, ":"); ok && badHeaderValue(strings.TrimSpace(val)) {
+			add("--upstream-header %q holds a control character (a line break?)", strings.TrimSpace(name)+": …")
+		}
+	}
+	for name, val := range c.UpstreamAuth.Headers {
+		if badHeaderValue(strings.TrimSpace(val)) {
+			add("upstream-auth.headers %s holds a control character (a line break?)", name)
+		}
+	}
 	if c.Timeout <= 0 {
 		add("--timeout must be positive")
 	}
@@ -705,6 +725,12 @@ func (c *Config) Validate(cmd string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// badHeaderValue reports whether v holds a character no HTTP header value
+// may hold: a control character other than a tab.
+func badHeaderValue(v string) bool {
+	return strings.ContainsFunc(v, func(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f })
 }
 
 // redactHeader shows a header's name only.

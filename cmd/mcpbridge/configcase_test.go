@@ -90,3 +90,40 @@ func TestEnvironmentListItemsTrimmed(t *testing.T) {
 		}
 	}
 }
+
+// TestUpstreamTokenLineBreak checks that a token ending in a line break (a
+// file or a Kubernetes secret read into MCPBRIDGE_UPSTREAM_TOKEN) is sent
+// without it, and that a control character inside a token or a header is a
+// startup error naming the setting, not the value: Go refused every
+// request, and each call failed after its retries as "upstream
+// unavailable: transport error".
+func TestUpstreamTokenLineBreak(t *testing.T) {
+	rec := newRecorder(t)
+	args := []string{"call", "getItem", "--args", `{"itemId":"a"}`, "--spec", "testdata/e2e.yaml", "--all-operations",
+		"--upstream", rec.srv.URL + "/api", "--no-cache"}
+	t.Setenv("MCPBRIDGE_UPSTREAM_TOKEN", "tok-123\n")
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), args, nil, &out, &errb); err != nil {
+		t.Fatalf("call: %v\n%s", err, out.String())
+	}
+	if reqs := rec.take(); len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "Bearer tok-123" {
+		t.Errorf("upstream requests %+v; want one with Authorization: Bearer tok-123", reqs)
+	}
+	for _, c := range []struct{ env, flag, want string }{
+		{"tok\n123", "", "--upstream-token"},
+		{"", "X-Key: se\rcret", `--upstream-header "X-Key: …"`},
+	} {
+		t.Setenv("MCPBRIDGE_UPSTREAM_TOKEN", c.env)
+		a := args
+		if c.flag != "" {
+			a = append(append([]string(nil), args...), "--upstream-header", c.flag)
+		}
+		err := run(t.Context(), a, nil, &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "control character") || strings.Contains(err.Error(), "123") || strings.Contains(err.Error(), "cret") {
+			t.Errorf("token %q, header %q: %v; want a startup error naming %s and not the value", c.env, c.flag, err, c.want)
+		}
+	}
+	if reqs := rec.take(); len(reqs) != 0 {
+		t.Errorf("%d upstream requests after a startup error", len(reqs))
+	}
+}
