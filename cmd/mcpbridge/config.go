@@ -465,6 +465,9 @@ func strictKindHook(from, to reflect.Type, data any) (any, error) {
 	isInt := func(k reflect.Kind) bool { return k >= reflect.Int && k <= reflect.Uint64 }
 	isFloat := func(k reflect.Kind) bool { return k == reflect.Float32 || k == reflect.Float64 }
 	switch {
+	case to == durationType && from.Kind() == reflect.Bool:
+		// Weakly typed decoding took true as 1 ns.
+		return nil, fmt.Errorf("%v is a switch, not a duration such as 30s", data)
 	case to == durationType:
 	case isInt(to.Kind()) && from.Kind() == reflect.Bool:
 		return nil, fmt.Errorf("%v is a switch, not a number", data)

@@ -202,6 +202,7 @@ func TestEmptyEnvironmentNumberIsAnError(t *testing.T) {
 // wrong kind for its key is an error naming the key, where weakly typed
 // decoding took a fraction for a whole number (max-concurrency: 1.7 was 1),
 // a switch for a number (retries: true was 1) or a number for a switch.
+// timeout: true was 1 ns, so every call timed out.
 func TestConfigFileWrongKindOfValue(t *testing.T) {
 	dir := t.TempDir()
 	load := func(body string, environ ...string) (*Config, error) {
@@ -216,7 +217,7 @@ func TestConfigFileWrongKindOfValue(t *testing.T) {
 		}
 		return loadConfig(fs, environ)
 	}
-	for _, body := range []string{"max-concurrency: 1.7\n", "retries: true\n", "strict: 1\n", "max-response-bytes: 0.5\n"} {
+	for _, body := range []string{"max-concurrency: 1.7\n", "retries: true\n", "strict: 1\n", "max-response-bytes: 0.5\n", "timeout: true\n", "spec-refresh: true\n"} {
 		key, _, _ := strings.Cut(body, ":")
 		if _, err := load(body); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%q: %v; want an error naming %s", strings.TrimSpace(body), err, key)
