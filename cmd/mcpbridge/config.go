@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -357,20 +358,7 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		stringToMapHook,
 	))
 	if err := v.UnmarshalExact(&cfg, hook); err != nil {
-		where := "configuration"
-		if path := v.GetString("config"); path != "" {
-			where = "config file " + path
-		}
-		// mapstructure says "'' has invalid keys: a, b" for unknown keys;
-		// since v2.5 it names the root "'main.Config'" and nested keys
-		// "'main.Config.upstream-auth'".
-		msg := err.Error()
-		for _, root := range []string{"''", "'main.Config'"} {
-			msg = strings.ReplaceAll(msg, root+" has invalid keys:", "unknown keys:")
-		}
-		msg = strings.ReplaceAll(msg, "'main.Config.", "'")
-		msg = strings.ReplaceAll(msg, "decoding failed due to the following error(s):\n\n", "")
-		return nil, fmt.Errorf("%s: %s", where, msg)
+		return nil, decodeError(err, v, fs, environ)
 	}
 	// Viper lowercased the keys of the file's maps; put back the names as
 	// written where the file is their source (configcase.go).
@@ -402,6 +390,116 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		cfg.OTel = otelFromEnv(environ)
 	}
 	return &cfg, nil
+}
+
+// decodeLine is one problem of mapstructure's report: "'key' message".
+var decodeLine = regexp.MustCompile(`^'([^']+)' (.*)$`)
+
+// decodeError rewrites mapstructure's report of values it could not decode
+// so that each problem names where the value came from, the environment
+// variable or the config file, and what the key wants; and each unknown
+// key of the file the nearest key there is. A value from the environment
+// used to be blamed on the config file when there was one.
+func decodeError(err error, v *viper.Viper, fs *pflag.FlagSet, environ []string) error {
+	path := v.GetString("config")
+	file := "configuration"
+	if path != "" {
+		file = "config file " + path
+	}
+	// mapstructure says "'' has invalid keys: a, b" for unknown keys;
+	// since v2.5 it names the root "'main.Config'" and nested keys
+	// "'main.Config.upstream-auth'".
+	msg := err.Error()
+	for _, root := range []string{"''", "'main.Config'"} {
+		msg = strings.ReplaceAll(msg, root+" has invalid keys:", "unknown keys:")
+	}
+	msg = strings.ReplaceAll(msg, "'main.Config.", "'")
+	msg = strings.ReplaceAll(msg, "decoding failed due to the following error(s):\n\n", "")
+	var lines []string
+	for _, line := range splitProblems(msg) {
+		if keys, ok := strings.CutPrefix(line, "unknown keys: "); ok {
+			lines = append(lines, file+": unknown keys: "+suggestKeys(keys, ""))
+			continue
+		}
+		m := decodeLine.FindStringSubmatch(line)
+		if m == nil {
+			lines = append(lines, file+": "+line)
+			continue
+		}
+		key, problem := m[1], m[2]
+		if keys, ok := strings.CutPrefix(problem, "has invalid keys: "); ok {
+			lines = append(lines, fmt.Sprintf("%s: unknown keys in %s: %s", file, key, suggestKeys(keys, key)))
+			continue
+		}
+		switch {
+		case strings.Contains(problem, "time: "):
+			problem += " (write a duration such as 30s, 1m30s or 500ms)"
+		case strings.Contains(problem, "as 'int"), strings.Contains(problem, "as 'uint"):
+			problem += " (write a whole number)"
+		case strings.Contains(problem, "as 'bool'"):
+			problem += " (write true or false)"
+		}
+		base, _, _ := strings.Cut(key, "[") // quota-identities[0]
+		flag := base
+		for f, k := range flagKeys {
+			if k == base {
+				flag = f
+			}
+		}
+		env := "MCPBRIDGE_" + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(base))
+		if _, fromEnv := lookupEnv(environ, env); fromEnv && (fs.Lookup(flag) == nil || !fs.Changed(flag)) {
+			lines = append(lines, env+": "+problem)
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s: %s: %s", file, key, problem))
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}
+
+// suggestKeys is a list of unknown keys of the config file ("a, b") with
+// the nearest known key after each that has one; under is the mapping
+// they are in ("" for the top level, "upstream-auth", "quota-identities[0]").
+func suggestKeys(keys, under string) string {
+	known := configKeys(under)
+	var out []string
+	for k := range strings.SplitSeq(keys, ", ") {
+		if near := nearest(k, known); near != "" {
+			k += " (did you mean " + near + "?)"
+		}
+		out = append(out, k)
+	}
+	return strings.Join(out, ", ")
+}
+
+// configKeys are the keys the config file's mapping under (dotted, list
+// indexes allowed) may hold, read from Config's mapstructure tags.
+func configKeys(under string) []string {
+	t := reflect.TypeFor[Config]()
+	if under != "" {
+		for part := range strings.SplitSeq(under, ".") {
+			part, _, _ = strings.Cut(part, "[")
+			found := false
+			for i := range t.NumField() {
+				if f := t.Field(i); f.Tag.Get("mapstructure") == part {
+					t, found = f.Type, true
+					break
+				}
+			}
+			for t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer {
+				t = t.Elem()
+			}
+			if !found || t.Kind() != reflect.Struct {
+				return nil
+			}
+		}
+	}
+	var keys []string
+	for i := range t.NumField() {
+		if tag := t.Field(i).Tag.Get("mapstructure"); tag != "" && tag != "config" {
+			keys = append(keys, tag)
+		}
+	}
+	return keys
 }
 
 // durationType is the type of every duration setting.

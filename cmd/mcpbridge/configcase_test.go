@@ -127,3 +127,53 @@ func TestUpstreamTokenLineBreak(t *testing.T) {
 		t.Errorf("%d upstream requests after a startup error", len(reqs))
 	}
 }
+
+// TestConfigErrorNamesItsSource checks that a value that does not decode
+// is reported with where it came from: a bad MCPBRIDGE_ variable was
+// blamed on the config file whenever there was one, and an unknown key of
+// the file now comes with the key meant.
+func TestConfigErrorNamesItsSource(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "mcpbridge.yaml")
+	if err := os.WriteFile(conf, []byte("spec: testdata/e2e.yaml\nall-operations: true\nretries: many\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MCPBRIDGE_TIMEOUT", "abc")
+	var out, errb bytes.Buffer
+	err := run(t.Context(), []string{"tools", "--config", conf, "--no-cache"}, nil, &out, &errb)
+	if err == nil {
+		t.Fatal("tools: no error")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	want := map[string][]string{"MCPBRIDGE_TIMEOUT": {"duration such as 30s"}, "config file " + conf + ": retries": {"whole number"}}
+	for prefix, parts := range want {
+		found := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, prefix+": ") {
+				found = true
+				for _, p := range parts {
+					if !strings.Contains(l, p) {
+						t.Errorf("%q does not say %q", l, p)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no line starting %q in:\n%v", prefix, err)
+		}
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout: %q", out.String())
+	}
+
+	t.Setenv("MCPBRIDGE_TIMEOUT", "5s")
+	if err := os.WriteFile(conf, []byte("spec: testdata/e2e.yaml\nall-operations: true\ntimout: 5s\nupstream-auth: {basic-usr: a}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = run(t.Context(), []string{"tools", "--config", conf, "--no-cache"}, nil, &out, &errb)
+	for _, want := range []string{"unknown keys: timout (did you mean timeout?)", "unknown keys in upstream-auth: basic-usr (did you mean basic-user?)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("unknown keys: %v; want %q", err, want)
+		}
+	}
+}
