@@ -295,19 +295,33 @@ func (p *parser) str(f field) (string, bool) {
 	return f.value.Value, true
 }
 
+// listItems names what each list key read by names holds, for messages:
+// one, and several.
+var listItems = map[string][2]string{
+	"allowSlashes": {"path parameter", "path parameter names"},
+	"fields":       {"field path", "field paths"},
+	"keys":         {"caller identity", "caller identities (api-key:0, jwt:ISSUER|SUBJECT)"},
+	"subjects":     {"JWT subject", "JWT subjects"},
+	"scopes":       {"scope", "scopes"},
+}
+
 // names reads a non-empty list of distinct, non-empty strings (parameter
-// names).
+// names, field paths, the keys, subjects and scopes of an access list).
 func (p *parser) names(f field) []string {
+	what, ok := listItems[f.key]
+	if !ok {
+		what = [2]string{"string", "strings"}
+	}
 	if f.value.Kind != yaml.SequenceNode {
 		hint := ""
 		if f.value.Kind == yaml.ScalarNode && f.value.ShortTag() == "!!str" {
 			hint = fmt.Sprintf(" (write %s: [%s])", f.key, f.value.Value)
 		}
-		p.errorf(f.line, "%s must be a list of path parameter names%s", f.key, hint)
+		p.errorf(f.line, "%s must be a list of %s%s", f.key, what[1], hint)
 		return nil
 	}
 	if len(f.value.Content) == 0 {
-		p.errorf(f.line, "%s is empty: list at least one path parameter (or leave the key out)", f.key)
+		p.errorf(f.line, "%s is empty: list at least one %s (or leave the key out)", f.key, what[0])
 		return nil
 	}
 	var out []string
@@ -315,7 +329,7 @@ func (p *parser) names(f field) []string {
 		item = resolve(item)
 		switch {
 		case item.Kind != yaml.ScalarNode || isNull(item) || strings.TrimSpace(item.Value) == "":
-			p.errorf(item.Line, "%s items must be non-empty parameter names", f.key)
+			p.errorf(item.Line, "%s items must be non-empty %s", f.key, what[1])
 		case slices.Contains(out, item.Value):
 			p.errorf(item.Line, "%s lists %q twice", f.key, item.Value)
 		default:
@@ -375,6 +389,7 @@ func (p *parser) allow(f field) *Allow {
 		return nil
 	}
 	a := &Allow{}
+	before := p.count()
 	for _, af := range p.fields(f.value, "allow", allowKeys()) {
 		names := p.names(af)
 		switch af.key {
@@ -386,7 +401,8 @@ func (p *parser) allow(f field) *Allow {
 			a.Scopes = names
 		}
 	}
-	if len(a.Keys)+len(a.Subjects)+len(a.Scopes) == 0 {
+	if len(a.Keys)+len(a.Subjects)+len(a.Scopes) == 0 && p.count() == before {
+		// (A list already reported is not also "nobody".)
 		p.errorf(f.line, "allow lists nobody: give keys, subjects or scopes (leave allow out to let every caller use the tool)")
 	}
 	return a

@@ -285,10 +285,28 @@ func TestParseErrors(t *testing.T) {
 		{
 			"allowSlashes items", "tools:\n  - tag: a\n    allowSlashes:\n      - path\n      - ''\n      - [x]\n      - path\n",
 			[]string{
-				"line 5: allowSlashes items must be non-empty parameter names",
-				"line 6: allowSlashes items must be non-empty parameter names",
+				"line 5: allowSlashes items must be non-empty path parameter names",
+				"line 6: allowSlashes items must be non-empty path parameter names",
 				`line 7: allowSlashes lists "path" twice`,
 			},
+		},
+		// fields and allow's lists were said to hold path parameters, and a
+		// bad allow list was also reported as listing nobody.
+		{
+			"fields scalar", "tools:\n  - operationId: a\n    fields: total\n",
+			[]string{"line 3: fields must be a list of field paths (write fields: [total])"},
+		},
+		{
+			"fields empty", "tools:\n  - operationId: a\n    fields: []\n",
+			[]string{"line 3: fields is empty: list at least one field path (or leave the key out)"},
+		},
+		{
+			"allow keys scalar", "tools:\n  - operationId: a\n    allow: {keys: api-key:0}\n",
+			[]string{"line 3: keys must be a list of caller identities (api-key:0, jwt:ISSUER|SUBJECT) (write keys: [api-key:0])"},
+		},
+		{
+			"allow scopes empty", "tools:\n  - operationId: a\n    allow: {scopes: []}\n",
+			[]string{"line 3: scopes is empty: list at least one scope (or leave the key out)"},
 		},
 	}
 	for _, tt := range tests {
