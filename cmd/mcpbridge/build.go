@@ -180,7 +180,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 	if wl != nil {
 		policy, err = whitelist.Parse(bytes.NewReader(wl))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", a.whitelistName(), err)
+			return nil, placeLines(a.whitelistName(), err)
 		}
 		lopts.Keep = policy.Wants
 	}
@@ -198,7 +198,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 		ops, err = policy.Select(res.Doc)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", a.whitelistName(), err)
+		return nil, placeLines(a.whitelistName(), err)
 	}
 	for _, w := range res.Warnings {
 		a.log.Warn("spec validation", zap.String("warning", w))
@@ -350,6 +350,28 @@ func (a *app) whitelistBytes(ctx context.Context) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// placeLines puts the file name before each of err's lines (one problem a
+// line), not the first only: validate groups the problems by kind, and a
+// log search finds each one by its file.
+func placeLines(name string, err error) error {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = name + ": " + l
+		}
+	}
+	return &placedError{msg: strings.Join(lines, "\n"), err: err}
+}
+
+// placedError is an error with its file named on every line.
+type placedError struct {
+	msg string
+	err error
+}
+
+func (e *placedError) Error() string { return e.msg }
+func (e *placedError) Unwrap() error { return e.err }
 
 func (a *app) whitelistName() string {
 	if a.whitelistData != nil {

@@ -64,6 +64,28 @@ func TestValidateCommand(t *testing.T) {
 	if err == nil || !strings.HasPrefix(out.String(), "FAIL") {
 		t.Errorf("a bad whitelist: err %v, report %q; want failure", err, out.String())
 	}
+	// Every problem names the file, not only the first one the whitelist
+	// parser reported (validate groups them, so the others lost it).
+	wl := filepath.Join(t.TempDir(), "wl.yaml")
+	if err := os.WriteFile(wl, []byte("tool:\n  - operationId: getItem\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run(t.Context(), []string{"validate", "--spec", "testdata/e2e.yaml", "--whitelist", wl}, nil, &out, &errb); err == nil {
+		t.Errorf("validate of a whitelist without tools: no error\n%s", out.String())
+	}
+	problems := 0
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "  - ") {
+			problems++
+			if !strings.HasPrefix(l, "  - "+wl+": line ") {
+				t.Errorf("problem line %q does not name %s", l, wl)
+			}
+		}
+	}
+	if problems != 2 {
+		t.Errorf("%d problems, want 2:\n%s", problems, out.String())
+	}
 	out.Reset()
 	if err := run(t.Context(), []string{"validate", "--spec", "testdata/not-a-spec.yaml"}, nil, &out, &errb); err == nil {
 		t.Errorf("not a spec validated: %s", out.String())
