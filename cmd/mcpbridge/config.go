@@ -348,6 +348,11 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		if caseKept, err = fileCaseMaps(data); err != nil {
 			return nil, fmt.Errorf("reading config file %s: %w", path, err)
 		}
+		if v.InConfig("config") {
+			// It would be ignored: one file is read, the one named by
+			// --config or MCPBRIDGE_CONFIG.
+			return nil, fmt.Errorf("config file %s: config: a config file cannot name another (give it to --config)", path)
+		}
 	}
 	var cfg Config
 	hook := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(

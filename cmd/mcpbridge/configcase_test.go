@@ -177,3 +177,22 @@ func TestConfigErrorNamesItsSource(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigFileNamingAnotherRefused checks that a config file's config
+// key, which was ignored without a word (one file is read), is an error.
+func TestConfigFileNamingAnotherRefused(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "mcpbridge.yaml")
+	spec, err := filepath.Abs("testdata/e2e.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(conf, []byte("config: other.yaml\nspec: "+spec+"\nall-operations: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	err = run(t.Context(), []string{"tools", "--config", conf, "--no-cache"}, nil, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "config file "+conf+": config:") {
+		t.Errorf("tools: %v; want an error naming the file's config key", err)
+	}
+}
