@@ -312,10 +312,16 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		}
 		env := "MCPBRIDGE_" + strings.ToUpper(strings.ReplaceAll(key, "-", "_"))
 		if val, ok := lookupEnv(environ, env); ok && !fs.Changed(f.Name) {
-			if typ := f.Value.Type(); strings.TrimSpace(val) == "" && (typ == "int" || typ == "int64" || typ == "bool") {
+			typ := f.Value.Type()
+			if strings.TrimSpace(val) == "" && (typ == "int" || typ == "int64" || typ == "bool") {
 				// Weakly typed decoding would read "" as 0 or false.
 				bindErr = errors.Join(bindErr, fmt.Errorf("%s is empty: set a value (default %s) or unset it", env, f.DefValue))
 				return
+			}
+			if typ == "int" || typ == "int64" || typ == "bool" || typ == "duration" {
+				// " 100" or "30s\n" (a secret or an env file's line) is
+				// the number, switch or duration it shows.
+				val = strings.TrimSpace(val)
 			}
 			if regexpLists[key] {
 				// Regular expressions hold commas ({3,5}): one per line.

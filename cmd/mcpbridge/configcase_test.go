@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,5 +195,31 @@ func TestConfigFileNamingAnotherRefused(t *testing.T) {
 	err = run(t.Context(), []string{"tools", "--config", conf, "--no-cache"}, nil, &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "config file "+conf+": config:") {
 		t.Errorf("tools: %v; want an error naming the file's config key", err)
+	}
+}
+
+// TestEnvironmentScalarSpacesTrimmed checks that a number, switch or
+// duration in an MCPBRIDGE_ variable is read with the spaces and line
+// break around it dropped (an env file's " 20", a secret's "5s\n"): they
+// were refused as not a number.
+func TestEnvironmentScalarSpacesTrimmed(t *testing.T) {
+	t.Setenv("MCPBRIDGE_MAX_DESCRIPTION_LENGTH", " 20 ")
+	t.Setenv("MCPBRIDGE_TIMEOUT", "5s\n")
+	t.Setenv("MCPBRIDGE_JSON", "true ")
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"tools", "--spec", "../../testdata/specs/petstore.3.0.yaml", "--all-operations", "--no-cache"}, nil, &out, &errb); err != nil {
+		t.Fatalf("tools: %v", err)
+	}
+	var tools []struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &tools); err != nil {
+		t.Fatalf("MCPBRIDGE_JSON=\"true \": output is not JSON: %v", err)
+	}
+	for _, tl := range tools {
+		if tl.Name != "ping" && len(tl.Description) > 20 {
+			t.Errorf("%s: description of %d bytes, over MCPBRIDGE_MAX_DESCRIPTION_LENGTH=\" 20 \"", tl.Name, len(tl.Description))
+		}
 	}
 }
