@@ -824,12 +824,12 @@ func (c *Config) Validate(cmd string) error {
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		add("--log-level must be debug, info, warn or error")
+		add("--log-level must be debug, info, warn or error, not %q", c.LogLevel)
 	}
 	switch c.LogFormat {
 	case "console", "json":
 	default:
-		add("--log-format must be console or json")
+		add("--log-format must be console or json, not %q", c.LogFormat)
 	}
 	if c.APIKeyFile != "" {
 		if _, err := os.Stat(c.APIKeyFile); err != nil {

@@ -69,6 +69,9 @@ func TestValidateRejectsSilentDefaults(t *testing.T) {
 		{[]string{"--shutdown-timeout", "0"}, "--shutdown-timeout"},
 		{[]string{"--max-output-schema-bytes", "-5"}, "--max-output-schema-bytes"},
 		{[]string{"--max-problems", "-3"}, "--max-problems"},
+		// The value given is quoted: "DEBUG" is not debug.
+		{[]string{"--log-level", "DEBUG"}, `--log-level must be debug, info, warn or error, not "DEBUG"`},
+		{[]string{"--log-format", "text"}, `--log-format must be console or json, not "text"`},
 	} {
 		fs := flagSet("serve")
 		if err := fs.Parse(append([]string{"--spec", "x.yaml", "--all-operations"}, c.args...)); err != nil {
