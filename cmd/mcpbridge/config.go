@@ -458,7 +458,11 @@ func decodeError(err error, v *viper.Viper, fs *pflag.FlagSet, environ []string)
 			}
 		}
 		env := "MCPBRIDGE_" + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(base))
-		if _, fromEnv := lookupEnv(environ, env); fromEnv && (fs.Lookup(flag) == nil || !fs.Changed(flag)) {
+		bound := fs.Lookup(flag) != nil && !fs.Changed(flag) // a set flag beats the variable
+		if auth, ok := strings.CutPrefix(base, "upstream-auth."); ok {
+			bound = slices.Contains(upstreamAuthEnv, auth)
+		}
+		if _, fromEnv := lookupEnv(environ, env); fromEnv && bound {
 			lines = append(lines, env+": "+problem)
 			continue
 		}
