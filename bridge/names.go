@@ -117,3 +117,88 @@ func (c *Catalog) uniqueNames(ops []whitelist.Operation, built []buildResult) er
 	}
 	return nil
 }
+
+// maxArgNameLen is the longest argument name produced, like tool names.
+const maxArgNameLen = 64
+
+// legalArgName reports whether name may be a top-level input-schema
+// property key as Anthropic's Messages API demands of every tool it is
+// given (Claude Code, Claude Desktop and the API itself):
+// ^[a-zA-Z0-9_.-]{1,64}$. One key outside it fails every request of the
+// session with a 400, whatever tool the model meant to call.
+func legalArgName(name string) bool {
+	if name == "" || len(name) > maxArgNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// argName is the argument name of the parameter named name: the name
+// itself when it is legal (legalArgName), else a legal spelling of it:
+// "<" and ">" become "_lt" and "_gt" (Twilio's StartTime< and StartTime>,
+// bounds of one range), every other run of characters outside the set one
+// "_" ("filter[status]" → "filter_status", "ids[]" → "ids", "$top" →
+// "top"), "param" when nothing is left, and a name over 64 characters
+// keeps its head and ends with a hash of the whole name. The caller makes
+// it unique.
+func argName(name string) string {
+	if legalArgName(name) {
+		return name
+	}
+	var b strings.Builder
+	b.Grow(len(name) + 4)
+	under := func() {
+		if s := b.String(); s != "" && !strings.HasSuffix(s, "_") {
+			b.WriteByte('_')
+		}
+	}
+	for _, r := range name {
+		switch {
+		case r < 0x80 && legalArgName(string(r)):
+			b.WriteRune(r)
+		case r == '<':
+			under()
+			b.WriteString("lt")
+		case r == '>':
+			under()
+			b.WriteString("gt")
+		default:
+			under()
+		}
+	}
+	arg := strings.TrimRight(b.String(), "_")
+	if arg == "" {
+		arg = "param"
+	}
+	if len(arg) <= maxArgNameLen {
+		return arg
+	}
+	sum := sha256.Sum256([]byte(name))
+	suffix := hex.EncodeToString(sum[:])[:8]
+	return strings.TrimRight(arg[:maxArgNameLen-len(suffix)-1], "_.-") + "_" + suffix
+}
+
+// uniqueArgName returns arg, or when taken holds it a legal variant it
+// does not: "arg__in" first (the documented spelling for two parameters
+// of one name), then "arg_2", "arg_3"...
+func uniqueArgName(arg, in string, taken func(string) bool) string {
+	if !taken(arg) {
+		return arg
+	}
+	if alt := argName(arg + "__" + in); !taken(alt) {
+		return alt
+	}
+	for n := 2; ; n++ {
+		suffix := "_" + strconv.Itoa(n)
+		alt := strings.TrimRight(arg[:min(len(arg), maxArgNameLen-len(suffix))], "_") + suffix
+		if !taken(alt) {
+			return alt
+		}
+	}
+}

@@ -239,6 +239,12 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	if err != nil {
 		return nil, fail("%v", err)
 	}
+	legalNames := map[string]bool{} // the spec's parameter names that need no renaming
+	for _, k := range order {
+		if legalArgName(k.name) {
+			legalNames[k.name] = true
+		}
+	}
 	pathIndex := map[string]int{}
 	for _, k := range order {
 		p := byKey[k]
@@ -274,12 +280,15 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 		if err != nil {
 			return nil, fail("parameter %q in %s: %v", p.Name, p.In, err)
 		}
-		arg := p.Name
-		if taken[arg] || arg == "" {
-			arg = p.Name + "__" + p.In
-		}
-		if taken[arg] {
-			return nil, fail("parameter %q in %s: argument name collides", p.Name, p.In)
+		// Hosts refuse a whole tool list over one illegal property key
+		// (Twilio's StartTime<, PHP-style ids[]): such a parameter gets a
+		// legal argument name, and its description says what it is sent as.
+		// A legal name in the spec keeps it: a renamed one steps aside.
+		var arg string
+		if legalArgName(p.Name) {
+			arg = uniqueArgName(p.Name, p.In, func(a string) bool { return taken[a] })
+		} else {
+			arg = uniqueArgName(argName(p.Name), p.In, func(a string) bool { return taken[a] || legalNames[a] })
 		}
 		taken[arg] = true
 		var s *jsonschema.Schema
@@ -297,7 +306,14 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 		if s == nil {
 			s = &jsonschema.Schema{}
 		}
-		s = schema.WithDescription(s, p.Description, p.Deprecated)
+		desc := p.Description
+		if arg != p.Name && arg != p.Name+"__"+p.In {
+			if desc == "" {
+				desc = s.Description
+			}
+			desc = strings.TrimSpace(fmt.Sprintf("Sent as the %s parameter %q. %s", p.In, p.Name, strings.TrimSpace(desc)))
+		}
+		s = schema.WithDescription(s, desc, p.Deprecated)
 		if p.In == "path" {
 			s = request.PathParamSchema(s, spec)
 		}
