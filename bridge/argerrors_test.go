@@ -204,3 +204,55 @@ func checkArgCase(t *testing.T, rt *bridge.Runtime, tool string, tt argCase, got
 		t.Errorf("%s: upstream got %q, want %q", tt.args, *got, tt.upstream)
 	}
 }
+
+const keywordMsgSpec = `openapi: 3.1.0
+info: {title: keywords, version: "1"}
+paths:
+  /k:
+    post:
+      operationId: kw
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                scores: {type: array, contains: {type: integer, minimum: 10}, minContains: 2, maxContains: 3}
+                tags: {type: array, contains: {const: x}}
+                labels:
+                  type: object
+                  propertyNames: {maxLength: 5}
+                  additionalProperties: {type: string}
+                merged:
+                  allOf:
+                    - {type: object, properties: {base: {type: string}}}
+                  properties: {own: {type: integer}}
+                  unevaluatedProperties: false
+      responses: {"200": {description: ok}}
+`
+
+// TestKeywordMessages: a refusal by contains/minContains, propertyNames or
+// unevaluatedProperties says what the keyword wants in the agent's words,
+// not that an array "must be an array" or that a name is a value.
+func TestKeywordMessages(t *testing.T) {
+	var got []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got = append(got, r.URL.RawQuery+" "+string(body))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer up.Close()
+	rt := bridge.NewRuntime(specCatalog(t, keywordMsgSpec, bridge.Options{BaseURL: up.URL, Client: up.Client()}))
+	for _, tt := range []argCase{
+		{`{"body": {"scores": [10, 1]}}`, `invalid arguments: "body.scores" must contain 2 to 3 items that are an integer >= 10, got [10,1] (1 such)`, ""},
+		{`{"body": {"scores": [10, 11, 12, 13]}}`, `invalid arguments: "body.scores" must contain 2 to 3 items that are an integer >= 10, got [10,11,12,13] (4 such)`, ""},
+		{`{"body": {"tags": ["y"]}}`, `invalid arguments: "body.tags" must contain at least 1 item that is exactly "x", got ["y"] (0 such)`, ""},
+		{`{"body": {"scores": [10, 11], "tags": ["x"]}}`, `{"ok":true}`, ` {"scores":[10,11],"tags":["x"]}`},
+		{`{"body": {"labels": {"colour": "red"}}}`, `invalid arguments: "body.labels" has a property named "colour": its property names must be a string of at most 5 characters`, ""},
+		{`{"body": {"merged": {"base": "a", "own": 1, "bsae": 2}}}`, `invalid arguments: "body.merged" has no property "bsae" (did you mean "base"?); it takes "base", "own"`, ""},
+	} {
+		checkArgCase(t, rt, "kw", tt, &got)
+	}
+}

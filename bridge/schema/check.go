@@ -51,6 +51,9 @@ type failure struct {
 	s    *jsonschema.Schema
 	v    any
 	prop string
+	// name: what failed is the name of the property at path, held to
+	// the object's propertyNames (s, kw and v are the name's own failure).
+	name bool
 }
 
 // Where is the failure's instance location as a JSON pointer ("" for the
@@ -357,6 +360,7 @@ func (k *checker) object(m map[string]any, s *jsonschema.Schema, path []string, 
 		if s.PropertyNames != nil {
 			if f := k.checkDepth(name, s.PropertyNames, p, depth+1); f != nil {
 				f.why = "property name: " + f.why
+				f.path, f.name = p, true
 				return f
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -36,7 +37,7 @@ func Explain(v any, root *jsonschema.Schema) string {
 		return ""
 	}
 	path := f.path
-	if f.kw == "additionalProperties" && len(path) > 0 {
+	if (f.kw == "additionalProperties" || f.name) && len(path) > 0 {
 		path = path[:len(path)-1] // the path of the property not allowed: name its object
 	}
 	return k.message(f, fieldName(v, path))
@@ -82,7 +83,55 @@ func (k *checker) message(f *failure, field string) string {
 	if field != "" {
 		subject = strconv.Quote(field)
 	}
+	if f.name && len(f.path) > 0 {
+		// The property's name, not its value: "body" takes names of at most 5 characters.
+		name := f.path[len(f.path)-1]
+		d := k.describe(f.s, 0)
+		if c := k.constraints(f.s, "string"); d == "" && c != "" {
+			d = "a string" + c
+		}
+		if d == "" {
+			d = "as its schema says"
+		}
+		if field == "" {
+			return fmt.Sprintf("the argument name %s is not allowed: names must be %s", strconv.Quote(name), d)
+		}
+		return fmt.Sprintf("%s has a property named %s: its property names must be %s", subject, strconv.Quote(name), d)
+	}
 	switch f.kw {
+	case "contains":
+		a, _ := f.v.([]any)
+		n := 0
+		for _, item := range a {
+			if k.check(item, f.s.Contains, nil) == nil {
+				n++
+			}
+		}
+		lo, hi := 1, -1
+		if f.s.MinContains != nil {
+			lo = *f.s.MinContains
+		}
+		if f.s.MaxContains != nil {
+			hi = *f.s.MaxContains
+		}
+		var want string
+		switch {
+		case hi < 0:
+			want = "at least " + plural(lo, "item", "items")
+		case lo == hi:
+			want = "exactly " + plural(lo, "item", "items")
+		case lo == 0:
+			want = "at most " + plural(hi, "item", "items")
+		default:
+			want = fmt.Sprintf("%d to %d items", lo, hi)
+		}
+		d := k.describe(f.s.Contains, 0)
+		if d == "" {
+			d = "matching its schema"
+		} else {
+			d = "that " + map[bool]string{true: "is", false: "are"}[lo == 1 && hi < 0 || lo == 1 && hi == 1] + " " + d
+		}
+		return fmt.Sprintf("%s must contain %s %s, got %s (%d such)", subject, want, d, renderValue(f.v), n)
 	case "required":
 		name := join(field, f.prop)
 		msg := strconv.Quote(name) + " is required"
@@ -93,6 +142,10 @@ func (k *checker) message(f *failure, field string) string {
 		}
 		return msg
 	case "additionalProperties":
+		if f.s.UnevaluatedProperties != nil {
+			// Names the in-place subschemas declare are taken too.
+			f.s = k.inPlaceProperties(f.s)
+		}
 		var msg string
 		if field == "" {
 			msg = "unknown argument " + strconv.Quote(f.prop)
@@ -114,7 +167,7 @@ func (k *checker) message(f *failure, field string) string {
 		return msg
 	case "dependentRequired":
 		has, needs, _ := strings.Cut(f.prop, "\x00")
-		return fmt.Sprintf("%s needs %s too, since %s is given", strconv.Quote(join(field, needs)), strconv.Quote(needs), strconv.Quote(join(field, has)))
+		return fmt.Sprintf("%s is required too, since %s is given", strconv.Quote(join(field, needs)), strconv.Quote(join(field, has)))
 	case "minProperties", "maxProperties":
 		n := len(f.v.(map[string]any))
 		if f.kw == "minProperties" {
@@ -607,4 +660,36 @@ func DescribeAt(root *jsonschema.Schema, pointer string) string {
 		}
 	}
 	return Describe(s, root)
+}
+
+// inPlaceProperties is s with the properties and patternProperties of its
+// in-place subschemas (allOf, anyOf, oneOf, $ref, if/then/else, dependent
+// schemas) added, those unevaluatedProperties counts as evaluated: an
+// object refused a name under unevaluatedProperties: false takes them all.
+func (k *checker) inPlaceProperties(s *jsonschema.Schema) *jsonschema.Schema {
+	out := &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{}, PatternProperties: map[string]*jsonschema.Schema{}}
+	seen := map[*jsonschema.Schema]bool{}
+	var walk func(s *jsonschema.Schema, depth int)
+	walk = func(s *jsonschema.Schema, depth int) {
+		if s == nil || depth > 16 || seen[s] {
+			return
+		}
+		seen[s] = true
+		for n, p := range s.Properties {
+			if _, ok := out.Properties[n]; !ok {
+				out.Properties[n] = p
+			}
+		}
+		for n, p := range s.PatternProperties {
+			out.PatternProperties[n] = p
+		}
+		for _, sub := range slices.Concat(s.AllOf, s.AnyOf, s.OneOf, []*jsonschema.Schema{k.ref(s), s.If, s.Then, s.Else}) {
+			walk(sub, depth+1)
+		}
+		for _, name := range slices.Sorted(maps.Keys(s.DependentSchemas)) {
+			walk(s.DependentSchemas[name], depth+1)
+		}
+	}
+	walk(s, 0)
+	return out
 }

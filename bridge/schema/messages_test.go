@@ -119,7 +119,7 @@ func TestExplain(t *testing.T) {
 		{"no arguments at all", `{"limit": 1, "filter": []}`, `"filter" must be an object with at least 1 property, got []`},
 		{"anyOf", `{"limit": 1, "either": "x"}`, `"either" must be an integer, or a boolean, got "x"`},
 		{"$ref", `{"limit": 1, "owner": {"id": -1, "org": "x"}}`, `"owner.id" must be an integer >= 0, got -1`},
-		{"dependentRequired", `{"limit": 1, "owner": {"id": 1}}`, `"owner.org" needs "org" too, since "owner.id" is given`},
+		{"dependentRequired", `{"limit": 1, "owner": {"id": 1}}`, `"owner.org" is required too, since "owner.id" is given`},
 		{"long value", `{"limit": "` + strings.Repeat("x", 100) + `"}`, `"limit" must be an integer >= 1, got "` + strings.Repeat("x", 50) + `"…`},
 	}
 	for _, tt := range tests {
