@@ -25,13 +25,16 @@ type xmlAttr struct {
 
 // markup is one redactMarkup run.
 type markup struct {
-	r     *Redactor
-	b     []byte
-	html  bool
-	iv    []span
-	stack []xmlElem
-	attrs []xmlAttr
-	buf   []byte
+	r    *Redactor
+	b    []byte
+	html bool
+	iv   []span
+	// quoted are the non-string JSON values the lenient JSON rule masks
+	// in text (see json), each written as "[REDACTED]" in quotes.
+	quoted []span
+	stack  []xmlElem
+	attrs  []xmlAttr
+	buf    []byte
 }
 
 // redactMarkup redacts an XML document or, with html, an HTML one, keeping
@@ -51,7 +54,7 @@ func (r *Redactor) redactMarkup(body []byte, html bool) ([]byte, int) {
 		m.text(i, lt, true)
 		i = m.tag(lt)
 	}
-	return replaceSpans(body, m.iv)
+	return replaceQuoted(body, m.iv, m.quoted)
 }
 
 // sensitive reports whether the current element's content is masked.
@@ -72,7 +75,31 @@ func (m *markup) text(lo, hi int, entities bool) {
 	if lo == hi {
 		return
 	}
-	m.value(lo, hi, m.sensitive(), entities)
+	if sens := m.sensitive(); sens {
+		m.value(lo, hi, sens, entities)
+		return
+	}
+	m.value(lo, hi, false, entities)
+	m.json(lo, hi)
+}
+
+// json masks what the lenient JSON rule (as for text/plain) finds in the
+// text b[lo:hi]: the JSON an element, a CDATA section or a script holds (a
+// SOAP field carrying a JSON document, Next.js's __NEXT_DATA__, a page's
+// inline configuration), whose member names the element and attribute
+// rules do not read.
+func (m *markup) json(lo, hi int) {
+	seg := m.b[lo:hi]
+	if bytes.IndexByte(seg, '"') < 0 {
+		return // no JSON string, so no member name
+	}
+	iv, quoted := m.r.lenientSpans(seg)
+	for _, s := range iv {
+		m.iv = append(m.iv, span{lo + s.lo, lo + s.hi})
+	}
+	for _, s := range quoted {
+		m.quoted = append(m.quoted, span{lo + s.lo, lo + s.hi})
+	}
 }
 
 // value masks b[lo:hi], a text or attribute value: all of it when sens
@@ -225,9 +252,11 @@ func (m *markup) startTag(i int) int {
 			}
 			for k := j; k < len(b); k++ {
 				if b[k] == '<' && k+1 < len(b) && b[k+1] == '/' && hasFoldAt(b, k+2, raw) {
+					m.json(j, k)
 					return k
 				}
 			}
+			m.json(j, len(b))
 			return len(b)
 		}
 		return j
