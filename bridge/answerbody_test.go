@@ -88,3 +88,24 @@ func TestJSONInMarkupRedacted(t *testing.T) {
 		t.Errorf("html without secrets changed: %s", got)
 	}
 }
+
+// TestCSVSensitiveColumnsRedacted: a table whose header names a sensitive
+// column (a users export's password or api_key) has that column's values
+// masked, quoted or not, over a line break inside quotes, in CSV, in a
+// semicolon-separated CSV and in TSV; other columns stay as sent. They all
+// reached the agent before (CSV was read as plain text: value rules only).
+func TestCSVSensitiveColumnsRedacted(t *testing.T) {
+	rt := answerUpstream(t)
+	for _, tc := range []struct{ ct, body, want string }{
+		{"text/csv", "id,email,api_key,password\r\n1,a@b.c,k-leak-1,\"pw, \"\"leak\"\"\n2\"\r\n2,d@e.f,k-leak-2,\r\n",
+			"id,email,api_key,password\r\n1,a@b.c,[REDACTED],\"[REDACTED]\"\r\n2,d@e.f,[REDACTED],\r\n"},
+		{"text/csv; charset=utf-8", "user;Password\nbob;leak-3\n", "user;Password\nbob;[REDACTED]\n"},
+		{"application/csv", "\"name\",\"client_secret\"\n\"x\",\"leak-4\"", "\"name\",\"client_secret\"\n\"x\",\"[REDACTED]\""},
+		{"text/tab-separated-values", "user\tsession_token\tn\nbob\tleak-5\t3\n", "user\tsession_token\tn\nbob\t[REDACTED]\t3\n"},
+		{"text/csv", "id,name,max_tokens\n1,a,100\n", "id,name,max_tokens\n1,a,100\n"},
+	} {
+		if got := resultText(callAnswer(t, rt, tc.ct, tc.body)); got != tc.want {
+			t.Errorf("%s %q:\n got %q\nwant %q", tc.ct, tc.body, got, tc.want)
+		}
+	}
+}

@@ -26,6 +26,8 @@ const (
 	kindForm
 	kindText
 	kindConfig
+	kindCSV
+	kindTSV
 	kindMultipart
 )
 
@@ -57,10 +59,14 @@ func classify(mediaType string) (bodyKind, string) {
 		"text/toml", "text/x-toml", "application/x-env", "text/x-env", "text/x-java-properties",
 		"text/x-properties", "application/x-properties", "text/x-ini", "application/x-ini":
 		return kindConfig, params
+	case "text/csv", "application/csv", "text/x-csv", "application/x-csv", "text/comma-separated-values":
+		return kindCSV, params
+	case "text/tab-separated-values", "text/tsv":
+		return kindTSV, params
 	case "application/javascript", "application/x-javascript", "application/ecmascript",
 		"application/graphql", "application/sql", "application/x-sh", "application/x-shellscript",
 		"application/jwt", "application/x-pem-file", "application/pem-certificate-chain",
-		"application/csv", "application/rtf":
+		"application/rtf":
 		return kindText, params
 	}
 	switch {
@@ -109,6 +115,10 @@ func classify(mediaType string) (bodyKind, string) {
 //     line whose key is sensitive (quotes, "export ", "- " and trailing
 //     comments understood; a YAML block scalar "key: |" masked to the end
 //     of its indented block).
+//   - Tables (text/csv, text/tab-separated-values): the text rules below,
+//     plus every value in a column whose header names a sensitive key
+//     (quoted fields, doubled quotes and line breaks inside them read as
+//     RFC 4180 says; the first line is the header).
 //   - Other text (text/*, JavaScript, message/*...): the value rules
 //     as [Redactor.RedactString] does, plus the in-place JSON rule above
 //     for the JSON the text may hold (a JSON error sent as text/plain, a
@@ -205,6 +215,10 @@ func (r *Redactor) redactBodyOnce(kind bodyKind, params string, body []byte, dep
 		return r.redactText(body)
 	case kindConfig:
 		return r.redactConfig(body)
+	case kindCSV:
+		return r.redactCSV(body, ',')
+	case kindTSV:
+		return r.redactCSV(body, '\t')
 	case kindMultipart:
 		if depth < maxBodyDepth {
 			if out, n, ok := r.redactMultipart(params, body, depth); ok {

@@ -19,6 +19,7 @@ var bodyMediaTypes = []string{
 	// TOML and properties, scripts, form-data, message/*.
 	"application/soap+xml", "application/vnd.k8s+yaml", "application/geo+json-seq", "application/toml", "text/x-java-properties",
 	"application/javascript", "multipart/form-data; boundary=b1", "message/rfc822",
+	"text/csv", "text/tab-separated-values",
 }
 
 // bodySeeds are bodies of every kind, secrets in all their forms included.
@@ -33,6 +34,8 @@ var bodySeeds = []string{
 	`{"m":"hunter2\u002dS3cr3t\x"} x`, "-----BEGIN PRIVATE KEY-----\nMIIE\x00\x01", "xx" + secret + awsKey + "sk-abcdefghijklmnopqrs" + secret,
 	url.PathEscape(upstreamKey) + " " + base64.RawURLEncoding.EncodeToString([]byte(upstreamKey)),
 	"db:\n  password: 'x' # c\n  key: |\n    a\n  b: 1\n- token: t\nexport API_KEY=\"v\"\n",
+	"id,api_key,\"pass\"\"word\"\r\n1,k,\"a,\"\"b\n\"\r\n2,\"" + secret + "\",x\n\"3\",\"unclosed",
+	"user\tpassword\tn\nbob\t\"p\"x\t1\n", `<script type="application/json">{"apiKey":"k","n":[1,{"token":2}]}</script><p>{"password": x</p>`,
 }
 
 // secretForms are the encoded forms of the fuzzed secrets that must never
