@@ -1,6 +1,8 @@
 package bridge_test
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -23,10 +25,12 @@ paths:
       parameters:
         - {name: ct, in: query, schema: {type: string}}
         - {name: b, in: query, schema: {type: string}}
+        - {name: b64, in: query, schema: {type: string}}
       responses: {"200": {description: ok}}
 `
 
-// answerUpstream answers with the Content-Type and body its query names.
+// answerUpstream answers with the Content-Type and body its query names
+// (b, or b64 decoded for bytes that are not UTF-8).
 func answerUpstream(t *testing.T) *bridge.Runtime {
 	t.Helper()
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,7 +39,11 @@ func answerUpstream(t *testing.T) *bridge.Runtime {
 		} else {
 			w.Header()["Content-Type"] = nil // no Content-Type at all
 		}
-		w.Write([]byte(r.URL.Query().Get("b")))
+		body := []byte(r.URL.Query().Get("b"))
+		if b64 := r.URL.Query().Get("b64"); b64 != "" {
+			body, _ = base64.StdEncoding.DecodeString(b64)
+		}
+		w.Write(body)
 	}))
 	t.Cleanup(up.Close)
 	return bridge.NewRuntime(specCatalog(t, answerSpec, bridge.Options{BaseURL: up.URL, Client: up.Client()}))
@@ -106,6 +114,55 @@ func TestCSVSensitiveColumnsRedacted(t *testing.T) {
 	} {
 		if got := resultText(callAnswer(t, rt, tc.ct, tc.body)); got != tc.want {
 			t.Errorf("%s %q:\n got %q\nwant %q", tc.ct, tc.body, got, tc.want)
+		}
+	}
+}
+
+// pngFile is a 1x1 PNG.
+var pngFile = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x03\x00\x08\xfc\x02\xfe\xa7\x9a\xa0\xa0\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// TestFileLabelledAsText: a file the upstream labels as JSON or text, or
+// does not label at all (nginx's default_type, a framework that calls
+// every answer JSON), reaches the agent as what it is, byte for byte: an
+// image as image content, a PDF or an archive as an embedded resource of
+// its type. Before, a labelled one went as text with every invalid byte
+// turned into U+FFFD, and an unlabelled one as a resource with no media
+// type. Text with a stray invalid byte stays text.
+func TestFileLabelledAsText(t *testing.T) {
+	rt := answerUpstream(t)
+	pdf := []byte("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n")
+	zip := []byte("PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\xfe\x00\x01")
+	for _, tc := range []struct {
+		ct       string
+		body     []byte
+		kind, mt string
+	}{
+		{"application/json", pngFile, "image", "image/png"},
+		{"text/plain", pngFile, "image", "image/png"},
+		{"", pngFile, "image", "image/png"},
+		{"text/plain; charset=utf-8", pdf, "resource", "application/pdf"},
+		{"application/vnd.api+json", zip, "resource", "application/zip"},
+		{"", []byte{0, 1, 2, 0xff, 0xfe}, "resource", "application/octet-stream"},
+		{"application/octet-stream", pngFile, "resource", "application/octet-stream"},
+		{"text/csv", []byte("name,city\nbob,M\xfcnchen\n"), "text", ""},
+	} {
+		args, _ := json.Marshal(map[string]string{"ct": tc.ct, "b64": base64.StdEncoding.EncodeToString(tc.body)})
+		out, err := rt.Call(t.Context(), &bridge.Call{Tool: "getAnswer", Args: args})
+		if err != nil || out.Kind != bridge.OK || len(out.Result.Content) != 1 {
+			t.Fatalf("%q: %v %+v", tc.ct, err, out)
+		}
+		var kind, mt string
+		var data []byte
+		switch c := out.Result.Content[0].(type) {
+		case *mcp.ImageContent:
+			kind, mt, data = "image", c.MIMEType, c.Data
+		case *mcp.EmbeddedResource:
+			kind, mt, data = "resource", c.Resource.MIMEType, c.Resource.Blob
+		case *mcp.TextContent:
+			kind = "text"
+		}
+		if kind != tc.kind || mt != tc.mt || kind != "text" && !bytes.Equal(data, tc.body) {
+			t.Errorf("%q %q: got %s %q (%d bytes), want %s %q", tc.ct, tc.body[:min(8, len(tc.body))], kind, mt, len(data), tc.kind, tc.mt)
 		}
 	}
 }

@@ -113,6 +113,12 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 		}
 		return Text(msg), nil
 	}
+	if actual := fileType(kind, mediaType, body); actual != "" {
+		// A file labelled as text or JSON, or not labelled: shaped as what
+		// it is, not as text whose every invalid byte would reach the agent
+		// as U+FFFD.
+		mediaType, kind = actual, media.Classify(actual)
+	}
 	switch {
 	case kind == media.JSON || mediaType == "" && json.Valid(body):
 		red, err := s.Redactor.RedactJSON(make([]byte, 0, len(body)), body)
@@ -146,6 +152,27 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 	default:
 		return s.blob(t.Name, mediaType, body), nil
 	}
+}
+
+// fileType is the media type of a known file format (an image, audio, a
+// PDF, an archive...) that body holds when the upstream labelled it as
+// text or JSON, or not at all, and it is not UTF-8 text; "" otherwise. A
+// body without a label and with no recognized signature is
+// application/octet-stream. Recognition is by the first bytes, as
+// browsers sniff (http.DetectContentType): text that merely has a stray
+// invalid byte stays text.
+func fileType(kind media.Kind, mediaType string, body []byte) string {
+	if mediaType != "" && kind != media.JSON && !media.IsText(mediaType) || utf8.Valid(body) {
+		return ""
+	}
+	sniffed := media.Type(http.DetectContentType(body))
+	switch {
+	case strings.HasPrefix(sniffed, "text/"):
+		return ""
+	case sniffed == "application/octet-stream" && mediaType != "":
+		return "" // no signature: the label stands
+	}
+	return sniffed
 }
 
 // location is a Location header fit for the agent: at most 2 KiB of
