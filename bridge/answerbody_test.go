@@ -166,3 +166,50 @@ func TestFileLabelledAsText(t *testing.T) {
 		}
 	}
 }
+
+// TestNotModifiedIsASuccess: 304, the answer to a conditional request the
+// agent made (an If-None-Match argument), says the copy it named is
+// current: a success naming the ETag, with {} as structuredContent where
+// the tool declares an output schema. It was an error result calling it
+// "a redirect that was not followed", which an agent would retry or
+// report as a failure.
+func TestNotModifiedIsASuccess(t *testing.T) {
+	const spec = `openapi: 3.0.3
+info: {title: conditional, version: "1"}
+paths:
+  /doc:
+    get:
+      operationId: getDoc
+      parameters:
+        - {name: If-None-Match, in: header, schema: {type: string}}
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {type: object, properties: {v: {type: integer}}}
+        "304": {description: unchanged}
+`
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"v7"`)
+		if r.Header.Get("If-None-Match") == `"v7"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"v":7}`))
+	}))
+	defer up.Close()
+	rt := bridge.NewRuntime(specCatalog(t, spec, bridge.Options{BaseURL: up.URL, Client: up.Client()}))
+	out, err := rt.Call(t.Context(), &bridge.Call{Tool: "getDoc", Args: []byte(`{"If-None-Match":"\"v7\""}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := resultText(out.Result)
+	if out.Kind != bridge.OK || out.Result.IsError || !strings.Contains(text, "304 Not Modified") || !strings.Contains(text, `ETag: "v7"`) || strings.Contains(text, "redirect") {
+		t.Errorf("304: kind %v, isError %v, text %q", out.Kind, out.Result.IsError, text)
+	}
+	if sc, _ := json.Marshal(out.Result.StructuredContent); string(sc) != "{}" {
+		t.Errorf("304: structuredContent %s, want {}", sc)
+	}
+}

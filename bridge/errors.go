@@ -66,6 +66,8 @@ func KindOfStatus(status int) ErrorKind {
 		return Upstream5xx
 	case status >= 400:
 		return Upstream4xx
+	case status == http.StatusNotModified:
+		return OK // the answer to the agent's conditional request: its copy is current
 	case status >= 300:
 		return Redirected
 	}

@@ -79,6 +79,17 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 	kind := media.Classify(mediaType)
 	body = utf8Body(kind, mediaType, params, body) // charset.go
 
+	if status == http.StatusNotModified {
+		// The answer to a conditional request the agent made (an
+		// If-None-Match or If-Modified-Since argument; the bridge sends
+		// none of its own): the copy it named is current. A success, not
+		// a redirect.
+		msg := "HTTP 304 Not Modified: the resource has not changed since the version the request named"
+		if etag := header.Get("ETag"); etag != "" {
+			msg += " (ETag: " + s.Redactor.RedactString(strings.Map(visible, strings.ToValidUTF8(truncateUTF8(etag, 256), "\uFFFD"))) + ")"
+		}
+		return Text(msg), nil
+	}
 	if status >= 300 && status < 400 {
 		// A redirect the client did not follow (another origin, or too
 		// many hops): not a success, and the agent learns where it pointed
