@@ -124,16 +124,23 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 		}
 		return Text(msg), nil
 	}
-	if actual := fileType(kind, mediaType, body); actual != "" {
-		// A file labelled as text or JSON, or not labelled: shaped as what
-		// it is, not as text whose every invalid byte would reach the agent
-		// as U+FFFD.
-		mediaType, kind = actual, media.Classify(actual)
+	if kind != media.JSON {
+		if actual := fileType(kind, mediaType, body); actual != "" {
+			// A file labelled as text, or not labelled: shaped as what it
+			// is, not as text whose every invalid byte would reach the
+			// agent as U+FFFD.
+			mediaType, kind = actual, media.Classify(actual)
+		}
 	}
 	switch {
 	case kind == media.JSON || mediaType == "" && json.Valid(body):
 		red, err := s.Redactor.RedactJSON(make([]byte, 0, len(body)), body)
 		if err != nil {
+			if actual := fileType(kind, mediaType, body); actual != "" {
+				// A file labelled as JSON (checked only now: valid JSON,
+				// the common case, costs no extra pass over its bytes).
+				return s.shape(t, status, http.Header{"Content-Type": {actual}}, body)
+			}
 			// Declared JSON that is not: pass it on as (redacted) text.
 			s.Log.Info("upstream sent invalid JSON", zap.String("tool", t.Name), zap.Int("status", status))
 			red, _ := s.Redactor.RedactBody("text/plain", body) // key-aware on broken JSON too
