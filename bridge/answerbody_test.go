@@ -213,3 +213,29 @@ paths:
 		t.Errorf("304: structuredContent %s, want {}", sc)
 	}
 }
+
+// TestSingleByteTextDecoded: text in a single-byte legacy encoding that
+// names no charset (a spreadsheet's CSV export, an old server's
+// text/plain) is read as windows-1252, so "München" reaches the agent, not
+// "M\ufffdnchen". UTF-8 text with a stray byte, text whose declared
+// charset is UTF-8, and JSON (UTF-8 by RFC 8259) are left as they were.
+func TestSingleByteTextDecoded(t *testing.T) {
+	rt := answerUpstream(t)
+	for _, tc := range []struct{ ct, body, want string }{
+		{"text/csv", "name,city\nbob,M\xfcnchen\nzo\xeb,S\xe3o Paulo \x80 5\n", "name,city\nbob,München\nzoë,São Paulo € 5\n"},
+		{"text/plain", "caf\xe9", "café"},
+		{"", "caf\xe9 cr\xe8me", "café crème"},
+		{"text/plain", "Zürich and M\xfcnchen", "Zürich and M\ufffdnchen"},
+		{"text/plain; charset=utf-8", "M\xfcnchen", "M\ufffdnchen"},
+		{"application/json", "\"M\xfcnchen\"", "\"M\ufffdnchen\""},
+	} {
+		args, _ := json.Marshal(map[string]string{"ct": tc.ct, "b64": base64.StdEncoding.EncodeToString([]byte(tc.body))})
+		out, err := rt.Call(t.Context(), &bridge.Call{Tool: "getAnswer", Args: args})
+		if err != nil || out.Kind != bridge.OK {
+			t.Fatalf("%q: %v %+v", tc.ct, err, out)
+		}
+		if got := strings.ToValidUTF8(resultText(out.Result), "\ufffd"); got != tc.want {
+			t.Errorf("%q %q: got %q, want %q", tc.ct, tc.body, got, tc.want)
+		}
+	}
+}

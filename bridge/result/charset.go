@@ -2,9 +2,12 @@ package result
 
 import (
 	"bytes"
+	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/htmlindex"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/encoding/unicode/utf32"
@@ -35,6 +38,8 @@ func utf8Body(kind media.Kind, mediaType string, params map[string]string, body 
 		}
 	} else if cs == "" && len(body) >= 2 && (body[0] == 0xfe && body[1] == 0xff || body[0] == 0xff && body[1] == 0xfe) {
 		enc = unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)
+	} else if cs == "" && kind != media.JSON && singleByte(body) { // JSON is UTF-8 (RFC 8259)
+		enc = charmap.Windows1252
 	}
 	if enc != nil {
 		// A BOM, when there is one, decides the byte order (BOMOverride;
@@ -64,4 +69,31 @@ func utf32Encoding(cs string) encoding.Encoding {
 		return utf32.UTF32(utf32.LittleEndian, utf32.IgnoreBOM)
 	}
 	return nil
+}
+
+// singleByte reports a text in a single-byte legacy encoding that names no
+// charset (a spreadsheet's CSV export, an old server's text/plain): bytes
+// above 0x7f, none of which starts a valid UTF-8 sequence, no control
+// bytes, and no file signature. Read as UTF-8, each such byte would reach
+// the agent as U+FFFD ("M\ufffdnchen"); read as windows-1252, the WHATWG
+// default that ISO-8859-1 labels mean too, it is "München". A body with
+// any valid multi-byte sequence is UTF-8 with a stray byte, and stays so.
+func singleByte(body []byte) bool {
+	high := false
+	for i := 0; i < len(body); {
+		c := body[i]
+		if c < 0x80 {
+			i++
+			continue
+		}
+		if r, size := utf8.DecodeRune(body[i:]); r != utf8.RuneError || size > 1 {
+			return false
+		}
+		high = true
+		i++
+	}
+	if !high || hasControl(body) {
+		return false
+	}
+	return strings.HasPrefix(http.DetectContentType(body), "text/")
 }
