@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -137,7 +138,7 @@ func New(rt *bridge.Runtime, opts Options) *Server {
 	// encodeCall is outermost, so that the others see go-sdk's result
 	// types (resultjson.go); shapeList then fits to the client's revision
 	// the list filterList left (listshape.go).
-	s.srv.AddReceivingMiddleware(s.encodeCall, s.shapeList, s.filterList, s.filterResources, checkLogLevel, refuseReinitialize)
+	s.srv.AddReceivingMiddleware(s.encodeCall, s.shapeList, s.filterList, s.filterResources, checkLogLevel, refuseReinitialize, recordNegotiated)
 	s.registerInitial(rt.Catalog())
 	s.syncResources(rt.Catalog())
 	rt.OnSwap(func(_, cur *bridge.Catalog) { s.Sync(cur) })
@@ -451,6 +452,56 @@ func refuseReinitialize(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// firstModernVersion is the first revision without the initialize
+// handshake: an initialize always negotiates a revision before it.
+const firstModernVersion = "2026-07-28"
+
+// recordNegotiated makes the version an initialize asks for the version it
+// negotiates, before go-sdk stores it as the session's InitializeParams.
+//
+// go-sdk answers an initialize asking for a revision it cannot speak through
+// the handshake (2026-07-28 and later, or any version it does not know:
+// "2099-01-01", "1.0", "") with the latest legacy revision, as the spec says,
+// but then keeps deciding what the session is served from the version asked
+// for (go-sdk issue #1258). A client that asked for 2026-07-28 or a future
+// version over stdio, stateful HTTP or legacy SSE, and agreed to 2025-11-25,
+// was sent no notifications/tools/list_changed or resources/list_changed
+// after a reload (go-sdk counts it as a session that must subscribe first,
+// which 2025-11-25 cannot), and results carried 2026's resultType; one that
+// asked for an unknown older-looking version ("2025-04-01") was served the
+// 2025-03-26 shape (no outputSchema, no structuredContent) on a 2025-11-25
+// session. The rule below is go-sdk's negotiatedVersion: the version asked
+// for when the server supports it and it predates 2026-07-28, else the
+// newest such version the server supports.
+func recordNegotiated(next mcp.MethodHandler) mcp.MethodHandler {
+	supported := mcp.SupportedProtocolVersions() // newest first
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "initialize" {
+			// Only the first initialize: a second one is refused, and must
+			// not change what the session negotiated.
+			p, ok := req.GetParams().(*mcp.InitializeParams)
+			if ss, isSS := req.GetSession().(*mcp.ServerSession); ok && p != nil && isSS && ss.InitializeParams() == nil {
+				p.ProtocolVersion = negotiate(p.ProtocolVersion, supported)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// negotiate is the revision an initialize asking for asked negotiates
+// among supported (newest first).
+func negotiate(asked string, supported []string) string {
+	if asked < firstModernVersion && slices.Contains(supported, asked) {
+		return asked
+	}
+	for _, v := range supported {
+		if v < firstModernVersion {
+			return v
+		}
+	}
+	return asked
 }
 
 // checkLogLevel refuses a logging/setLevel without one of the eight levels
