@@ -31,6 +31,19 @@ func newReporter(req *mcp.CallToolRequest, log *zap.Logger) *reporter {
 	return r
 }
 
+// newReadReporter is newReporter for a resources/read, which makes the
+// same call as the tool and reports it alike.
+func newReadReporter(req *mcp.ReadResourceRequest, log *zap.Logger) *reporter {
+	if req == nil || req.Session == nil {
+		return nil
+	}
+	r := &reporter{session: req.Session, log: log}
+	if req.Params != nil {
+		r.token = req.Params.GetProgressToken()
+	}
+	return r
+}
+
 // Step reports step n of total.
 func (r *reporter) Step(ctx context.Context, n, total int, msg string) {
 	if r.token != nil {

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/transport/reqctx"
 	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
@@ -135,7 +136,16 @@ func (s *Server) readResource(key string) mcp.ResourceHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
 		ctx = traceContext(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Meta: req.Params.Meta}, Extra: req.Extra})
-		out, err := s.rt.Call(ctx, s.resourceCall(r.Tool(), args, req.Extra))
+		// Bound to the HTTP request or session like a tool call (see
+		// handler): a client that went away, cancelled the read or deleted
+		// its session frees its slot and its upstream request.
+		ctx, release := reqctx.Bind(ctx)
+		defer release()
+		c := s.resourceCall(r.Tool(), args, req.Extra)
+		if rep := newReadReporter(req, s.log); rep != nil {
+			c.Progress = rep
+		}
+		out, err := s.rt.Call(ctx, c)
 		if err != nil {
 			return nil, err // the tool vanished in a reload since the lookup, or a bug
 		}
@@ -303,6 +313,8 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 // runtime and takes its field from every item of the answer. A failed call
 // gives no values: completion is a hint, never an error.
 func (s *Server) listValues(ctx context.Context, req *mcp.CompleteRequest, list *whitelist.Completion) []string {
+	ctx, release := reqctx.Bind(ctx)
+	defer release()
 	out, err := s.rt.Call(ctx, s.resourceCall(list.Tool, nil, req.Extra))
 	if err != nil || out.Result == nil || out.Result.IsError {
 		reason := ""

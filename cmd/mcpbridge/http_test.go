@@ -491,3 +491,79 @@ func TestRESTBodyTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPStatelessResourceReadCancels: a resources/read is the call of
+// its tool and ends like one: over stateless streamable HTTP it reports
+// its steps as progress when the request carries a token, and a client
+// that goes away, or cancels the read with notifications/cancelled, cancels
+// the upstream request (the read ran to the upstream's answer or the
+// call's timeout, holding its concurrency slot).
+func TestHTTPStatelessResourceReadCancels(t *testing.T) {
+	rec := newRecorder(t)
+	wl := filepath.Join(t.TempDir(), "whitelist.yaml")
+	if err := os.WriteFile(wl, []byte("tools:\n  - operationId: getHang\n    resource: {uri: \"hang://it\"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := startHTTPBridge(t, "serve",
+		"--spec", "testdata/e2e.yaml",
+		"--whitelist", wl,
+		"--upstream", rec.srv.URL+"/api",
+		"--api-key", "client-key-1",
+	)
+	post := func(ctx context.Context, body string) (*http.Response, error) {
+		req, _ := http.NewRequestWithContext(ctx, "POST", base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer client-key-1")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		return http.DefaultClient.Do(req)
+	}
+	for _, how := range []string{"client goes away", "notifications/cancelled"} {
+		t.Run(how, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			progress := make(chan struct{}, 1)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				resp, err := post(ctx, `{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"hang://it","_meta":{"progressToken":"read-9"}}}`)
+				if err != nil {
+					return
+				}
+				defer resp.Body.Close()
+				sc := bufio.NewScanner(resp.Body)
+				for sc.Scan() {
+					if strings.Contains(sc.Text(), `"notifications/progress"`) && strings.Contains(sc.Text(), `"read-9"`) {
+						progress <- struct{}{}
+					}
+				}
+			}()
+			select {
+			case <-rec.hangStarted:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the read never reached the upstream")
+			}
+			select {
+			case <-progress:
+			case <-time.After(5 * time.Second):
+				t.Error("the read with a progress token reported no progress")
+			}
+			if how == "client goes away" {
+				cancel()
+			} else {
+				r, err := post(t.Context(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Body.Close()
+			}
+			select {
+			case <-rec.hangCancelled:
+			case <-time.After(5 * time.Second):
+				t.Errorf("%s: the upstream request of the read was not cancelled", how)
+			}
+			cancel()
+			<-done
+		})
+	}
+}
