@@ -36,11 +36,20 @@ import (
 // left out of what go-sdk gets. go-sdk would refuse either POST whole, in
 // plain text.
 //
+// With sessions (stateful streamable HTTP), a call other than initialize
+// posted without an Mcp-Session-Id gets 400 with -32600 saying to
+// initialize first, as the transport's spec says a server that requires a
+// session should answer: go-sdk opened a session for it that was never
+// initialized and answered 200 with error code 0 ("method is invalid during
+// session initialization"), which names neither the header nor the fix. A
+// request declaring 2026-07-28 or later still goes to go-sdk, which tells
+// such a client the revisions this server speaks.
+//
 // With calls (stateless streamable HTTP), a single message passes through
 // calls.serve, which makes a call cancellable by notifications/cancelled;
 // such a notification in a batch is applied too (the calls of a batch
 // cannot be cancelled: they share one go-sdk session and POST).
-func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) http.Handler {
+func checkBody(max int64, maxDepth int, sessions bool, calls *callTable, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			next.ServeHTTP(w, r)
@@ -91,6 +100,10 @@ func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) htt
 			} else if unknownNotification(m) {
 				w.WriteHeader(http.StatusAccepted) // ignored, unanswered
 				return
+			} else if sessions && needsSession(r, m) {
+				writeRPCErrorID(w, http.StatusBadRequest, callID(m), jsonrpc.CodeInvalidRequest,
+					"Bad Request: this server keeps sessions: send initialize first, then the Mcp-Session-Id header it answers with on every request")
+				return
 			}
 			if calls != nil && m != nil {
 				calls.serve(w, r, m, next)
@@ -99,6 +112,20 @@ func checkBody(max int64, maxDepth int, calls *callTable, next http.Handler) htt
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// needsSession reports whether m, posted as r to a stateful server, is a
+// call that only a session may make: not initialize (nor ping, which
+// go-sdk answers without one, and a health check may send), no Mcp-Session-Id,
+// and no revision from 2026-07-28 on (no handshake, no session) declared in
+// MCP-Protocol-Version.
+func needsSession(r *http.Request, m jsonrpc.Message) bool {
+	req, ok := m.(*jsonrpc.Request)
+	if !ok || !req.IsCall() || req.Method == "initialize" || req.Method == "ping" || r.Header.Get("Mcp-Session-Id") != "" {
+		return false
+	}
+	v := r.Header.Get("Mcp-Protocol-Version")
+	return v == "" || (v < "2026-07-28" && v[0] >= '0' && v[0] <= '9')
 }
 
 // sdkNotifications are the notifications go-sdk's server takes (its

@@ -117,9 +117,9 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 	})
 	g := guard{origins: newOriginPolicy(o.AllowedOrigins, authn != nil), auth: authn, log: log}
 
-	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, calls, h.streams.track(caps(keepAlive(o.KeepAlive, o.ReadTimeout, hand(streamable)))))))
+	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, o.Stateful, calls, h.streams.track(caps(keepAlive(o.KeepAlive, o.ReadTimeout, hand(streamable)))))))
 	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, o.ReadTimeout, http.HandlerFunc(h.sse.serveStream))))
-	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, nil, http.HandlerFunc(h.sse.serveMessage))))
+	h.mux.Handle(messagesPath, g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, false, nil, http.HandlerFunc(h.sse.serveMessage))))
 	h.mux.Handle("/health", g.screened(healthHandler(o.Status, g.authenticated)))
 	h.mux.Handle("/ready", g.screened(readyHandler(o.Status, h.draining.Load)))
 	for pattern, route := range o.Routes {
