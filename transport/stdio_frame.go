@@ -61,6 +61,7 @@ type frameReader struct {
 
 	line    []byte          // the line being read
 	queued  jsonrpc.Message // a checked message not yet read by go-sdk
+	inited  bool            // an initialize was handed to go-sdk
 	err     error           // sticky: returned once queued is taken
 	drained bool
 }
@@ -165,6 +166,11 @@ func (f *frameReader) check(msg []byte) {
 		f.refuse(id, code, text)
 	default:
 		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+			if !f.inited && beforeInitialize(req) {
+				f.refuse(req.ID.Raw(), jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: %q before initialize: send initialize first (only ping may come before it)", req.Method))
+				return
+			}
+			f.inited = f.inited || req.Method == "initialize"
 			switch f.drain.call(idKey(req.ID.Raw())) {
 			case callDuplicate:
 				f.refuse(req.ID.Raw(), jsonrpc.CodeInvalidRequest, "Invalid Request: request id already in use by a call not yet answered")
@@ -181,6 +187,27 @@ func (f *frameReader) check(msg []byte) {
 		}
 		f.queued = m
 	}
+}
+
+// beforeInitialize reports whether req, a call read before any initialize,
+// is one go-sdk refuses until the handshake: it answers those with error
+// code 0 ("method is invalid during session initialization"). initialize
+// and ping pass, as do logging/setLevel and resources/(un)subscribe, which
+// go-sdk serves before it (go-sdk issue #1271), and a request declaring
+// its revision in params._meta (2026-07-28: no handshake), which go-sdk
+// judges itself.
+func beforeInitialize(req *jsonrpc.Request) bool {
+	switch req.Method {
+	case "initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
+		return false
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(req.Params, &p) == nil && p.Meta["io.modelcontextprotocol/protocolVersion"] != nil {
+		return false
+	}
+	return true
 }
 
 // noteCancel tells the drain of a notifications/cancelled, which go-sdk

@@ -281,3 +281,21 @@ func TestStdioManyBadLines(t *testing.T) {
 		t.Errorf("answers (-want +got):\n%s", diff)
 	}
 }
+
+// TestStdioCallBeforeInitialize: a call before initialize (but ping) is
+// refused as an invalid request saying to initialize first; go-sdk
+// answered it with error code 0. After initialize the same call is served.
+func TestStdioCallBeforeInitialize(t *testing.T) {
+	input := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`,
+		ping("p"),
+		stdioInit,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"c","method":"tools/list"}`,
+	}, "\n") + "\n"
+	want := []answer{{`"a"`, -32600}, {`"b"`, -32600}, {`"c"`, 0}, {`"init"`, 0}, {`"p"`, 0}}
+	if diff := gocmp.Diff(want, runStdio(t, transport.StdioOptions{}, input)); diff != "" {
+		t.Errorf("answers mismatch (-want +got):\n%s", diff)
+	}
+}
