@@ -21,25 +21,33 @@ type reporter struct {
 }
 
 func newReporter(req *mcp.CallToolRequest, log *zap.Logger) *reporter {
-	if req == nil || req.Session == nil {
+	if req == nil {
 		return nil
 	}
-	r := &reporter{session: req.Session, log: log}
-	if req.Params != nil {
-		r.token = req.Params.GetProgressToken()
-	}
-	return r
+	return sessionReporter(req.Session, req.Params, log)
 }
 
 // newReadReporter is newReporter for a resources/read, which makes the
 // same call as the tool and reports it alike.
 func newReadReporter(req *mcp.ReadResourceRequest, log *zap.Logger) *reporter {
-	if req == nil || req.Session == nil {
+	if req == nil {
 		return nil
 	}
-	r := &reporter{session: req.Session, log: log}
-	if req.Params != nil {
-		r.token = req.Params.GetProgressToken()
+	return sessionReporter(req.Session, req.Params, log)
+}
+
+// sessionReporter reports to session, under the progress token of params
+// (a nil pointer has none).
+func sessionReporter[P interface {
+	*mcp.CallToolParamsRaw | *mcp.ReadResourceParams
+	GetProgressToken() any
+}](session *mcp.ServerSession, params P, log *zap.Logger) *reporter {
+	if session == nil {
+		return nil
+	}
+	r := &reporter{session: session, log: log}
+	if params != nil {
+		r.token = params.GetProgressToken()
 	}
 	return r
 }
