@@ -65,8 +65,8 @@ func (s *Shaper) multipartContent(name string, params map[string]string, body []
 		case textual && !sawBody:
 			sawBody = true
 			out = append(out, &mcp.TextContent{Text: text})
-		case strings.HasPrefix(ct, "image/"):
-			out = append(out, &mcp.ImageContent{Data: data, MIMEType: ct})
+		case strings.HasPrefix(ct, "image/") && HostImageType(data) != "":
+			out = append(out, &mcp.ImageContent{Data: data, MIMEType: HostImageType(data)})
 		case strings.HasPrefix(ct, "audio/"):
 			out = append(out, &mcp.AudioContent{Data: data, MIMEType: ct})
 		default:

@@ -159,7 +159,13 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 		// Binary bodies are scanned too: a credential echoed inside an image
 		// is overwritten in place (same length).
 		red, _ := s.Redactor.RedactBody(mediaType, body)
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: red, MIMEType: mediaType}}}, nil
+		if it := HostImageType(red); it != "" {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: red, MIMEType: it}}}, nil
+		}
+		// TIFF, BMP, HEIC, ICO, or bytes that are not the image their label
+		// says: an attachment, not an image block a host would hand its
+		// model and the model's API refuse.
+		return s.blob(t.Name, mediaType, body), nil
 	case kind == media.Audio:
 		red, _ := s.Redactor.RedactBody(mediaType, body)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: red, MIMEType: mediaType}}}, nil
@@ -170,6 +176,22 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 	default:
 		return s.blob(t.Name, mediaType, body), nil
 	}
+}
+
+// HostImageType is the media type of body when it is an image that hosts
+// hand their model as one: PNG, JPEG, GIF or WebP, recognised by its
+// signature; "" for any other bytes. Anthropic's API takes only these four
+// and refuses an image block whose bytes are not the type it names
+// ("Type validation failed"); the refusal fails the host's request, and
+// every later one of the conversation that still carries the block, not
+// just the call. The type returned is what the bytes are, whatever the
+// upstream's label said.
+func HostImageType(body []byte) string {
+	switch t := http.DetectContentType(body); t {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return t
+	}
+	return ""
 }
 
 // fileType is the media type of a known file format (an image, audio, a
