@@ -246,3 +246,28 @@ func TestRepairSchemaHugeEnum(t *testing.T) {
 		t.Fatal("RepairSchema of an enum of 200,000 values did not finish in 10s")
 	}
 }
+
+// TestDynamicRefNoted: a 3.1 $dynamicRef is not followed (the tool schema
+// accepts anything there), and a repair note says so, so that `tools
+// --stats` and the start's warnings show the widening instead of 0 repairs.
+func TestDynamicRefNoted(t *testing.T) {
+	doc := schemaTestLoad(t, schemaTestDoc("3.1.0", `    Tree:
+      $dynamicAnchor: node
+      type: object
+      properties:
+        children:
+          type: array
+          items: {$dynamicRef: "#node"}
+`))
+	c := NewConverter(Request)
+	c.Convert(schemaTestRef(t, doc, "Tree"))
+	found := false
+	for _, r := range c.Repairs() {
+		if strings.Contains(r.What, `$dynamicRef "#node" not followed`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("repairs %v; want one naming the $dynamicRef not followed", c.Repairs())
+	}
+}

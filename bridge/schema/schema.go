@@ -391,6 +391,18 @@ func (c *Converter) body(s *openapi3.Schema, hint string) *jsonschema.Schema {
 	out := c.node()
 	out.Title, out.Description, out.Deprecated, out.Format = s.Title, s.Description, s.Deprecated, s.Format
 	var notes []string
+	if s.DynamicRef != "" {
+		// Not followed (no tool schema carries the dynamic scope it needs):
+		// what it names is accepted unchecked, which a repair note says.
+		where := c.side() + " schema"
+		if c.cur != "" {
+			where += " in " + c.cur
+		}
+		rep := Repair{Where: where, What: fmt.Sprintf("$dynamicRef %q not followed: any value is accepted there", s.DynamicRef)}
+		if !slices.Contains(c.repairs, rep) {
+			c.repairs = append(c.repairs, rep)
+		}
+	}
 
 	types := c.types(s, out, &notes)
 	if len(s.Enum) > 0 {
