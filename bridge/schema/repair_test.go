@@ -271,3 +271,70 @@ func TestDynamicRefNoted(t *testing.T) {
 		t.Errorf("repairs %v; want one naming the $dynamicRef not followed", c.Repairs())
 	}
 }
+
+// TestHiddenNotRequired: a property the direction hides (readOnly in a
+// request) is no longer demanded by a list beside it: the required list of
+// an inline allOf member, the schema's own required list when an allOf
+// member declares the property, dependentRequired and then. Before, such
+// a schema demanded an argument the tool does not describe, and beside
+// unevaluatedProperties: false accepted no value at all. A writeOnly one
+// in a response likewise.
+func TestHiddenNotRequired(t *testing.T) {
+	doc := schemaTestLoad(t, schemaTestDoc("3.1.0", `    Id: {type: integer, readOnly: true}
+    Secret: {type: string, writeOnly: true}
+    Base:
+      type: object
+      properties:
+        id: {$ref: '#/components/schemas/Id'}
+        name: {type: string}
+        password: {$ref: '#/components/schemas/Secret'}
+    MemberRequires:
+      allOf:
+        - $ref: '#/components/schemas/Base'
+        - {required: [id, name, password]}
+    ParentRequires:
+      allOf:
+        - $ref: '#/components/schemas/Base'
+      required: [id, password]
+      unevaluatedProperties: false
+    Conditional:
+      type: object
+      properties:
+        id: {$ref: '#/components/schemas/Id'}
+        name: {type: string}
+      required: [id, name]
+      dependentRequired: {name: [id]}
+      if: {required: [name]}
+      then: {required: [id]}
+`))
+	conv := func(dir Direction, name string) string {
+		c := NewConverter(dir)
+		b, err := json.Marshal(c.Convert(schemaTestRef(t, doc, name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tt := range []struct {
+		dir    Direction
+		name   string
+		want   string // a fragment the schema must hold
+		forbid []string
+	}{
+		{Request, "MemberRequires", `{"required":["name","password"]}`, []string{`"id"`}},
+		{Request, "ParentRequires", `"required":["password"]`, []string{`"id"`}},
+		{Request, "Conditional", `"required":["name"]`, []string{`"id"`, `dependentRequired`}},
+		{Response, "MemberRequires", `{"required":["id","name"]}`, []string{`"password"`}},
+		{Response, "ParentRequires", `"required":["id"]`, []string{`"password"`}},
+	} {
+		got := conv(tt.dir, tt.name)
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("%s (%v): %s\nwant it to hold %s", tt.name, tt.dir, got, tt.want)
+		}
+		for _, f := range tt.forbid {
+			if strings.Contains(got, f) {
+				t.Errorf("%s (%v): %s\nholds %s", tt.name, tt.dir, got, f)
+			}
+		}
+	}
+}

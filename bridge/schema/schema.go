@@ -448,6 +448,7 @@ func (c *Converter) body(s *openapi3.Schema, hint string) *jsonschema.Schema {
 	out.OneOf = c.list(s.OneOf, hint)
 	out.Not = c.optional(s.Not, hint)
 	out.If, out.Then, out.Else = c.optional(s.If, hint), c.optional(s.Then, hint), c.optional(s.Else, hint)
+	c.unrequireHidden(s, out)
 	if d := s.Discriminator; d != nil && d.PropertyName != "" {
 		notes = append(notes, discriminatorNote(s))
 		// The discriminator picks the variant: OpenAPI's variants often
@@ -611,6 +612,72 @@ func (c *Converter) object(s *openapi3.Schema, out *jsonschema.Schema, notes *[]
 			out.DependentRequired[k] = slices.Clone(v)
 		}
 	}
+}
+
+// unrequireHidden drops the properties this direction hides (readOnly in a
+// request, writeOnly in a response) from the lists that would still demand
+// them: s's own required list and dependentRequired, and the required
+// lists of its inline allOf members and then/else branches. A property
+// counts as hidden when s or one of its allOf members declares it so:
+// OpenAPI's `allOf: [$ref Base (id readOnly), {required: [id, name]}]`
+// demanded an `id` the tool does not describe (and, beside
+// `unevaluatedProperties: false`, refused every value). Members that are a
+// $ref are shared definitions and stay as they are; their own required
+// lists were already pruned when they were converted.
+func (c *Converter) unrequireHidden(s *openapi3.Schema, out *jsonschema.Schema) {
+	var hidden map[string]bool
+	collect := func(sch *openapi3.Schema) {
+		for name, p := range sch.Properties {
+			if c.hidden(p) {
+				if hidden == nil {
+					hidden = make(map[string]bool)
+				}
+				hidden[name] = true
+			}
+		}
+	}
+	collect(s)
+	for _, m := range s.AllOf {
+		if m != nil && m.Value != nil {
+			collect(m.Value)
+		}
+	}
+	if hidden == nil {
+		return
+	}
+	drop := func(req []string) []string {
+		if !slices.ContainsFunc(req, func(n string) bool { return hidden[n] }) {
+			return req
+		}
+		kept := slices.DeleteFunc(slices.Clone(req), func(n string) bool { return hidden[n] })
+		if len(kept) == 0 {
+			return nil
+		}
+		return kept
+	}
+	out.Required = drop(out.Required)
+	for k, v := range out.DependentRequired {
+		if v = drop(v); v == nil {
+			delete(out.DependentRequired, k)
+		} else {
+			out.DependentRequired[k] = v
+		}
+	}
+	if len(out.DependentRequired) == 0 {
+		out.DependentRequired = nil
+	}
+	inline := func(src *openapi3.SchemaRef, n *jsonschema.Schema) {
+		if src != nil && src.Ref == "" && n != nil && n.Ref == "" {
+			n.Required = drop(n.Required)
+		}
+	}
+	for i, m := range s.AllOf {
+		if i < len(out.AllOf) {
+			inline(m, out.AllOf[i])
+		}
+	}
+	inline(s.Then, out.Then)
+	inline(s.Else, out.Else)
 }
 
 // convHidden reports whether the direction hides property p: readOnly ones
