@@ -172,7 +172,7 @@ func (g *oauthGrant) fetch(ctx context.Context, f *tokenFetch) {
 	if err == nil && tok.AccessToken == "" {
 		err = errors.New("oauth2: server response missing access_token")
 	}
-	if err == nil && !headerSafe(tok.AccessToken) {
+	if err == nil && badHeaderValue(tok.AccessToken) {
 		// net/http would refuse every request carrying it, each time
 		// with a "transport error" retried as if the upstream had failed.
 		tok, err = nil, &tokenError{endpoint: g.endpoint, reason: "the access token it issued holds a control character, which no HTTP header may carry"}
@@ -222,17 +222,6 @@ func (g *oauthGrant) refused(tok *oauth2.Token) bool {
 	}
 	g.tok, g.dropped = nil, now
 	g.log.Warn("the upstream refused the OAuth2 access token (HTTP 401) before it expired: fetching another", zap.String("token_url", g.endpoint))
-	return true
-}
-
-// headerSafe reports whether s may be sent in a header value: no control
-// character (CR and LF above all), no DEL.
-func headerSafe(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f {
-			return false
-		}
-	}
 	return true
 }
 
