@@ -95,6 +95,9 @@
 //   - Bearer tokens: "Bearer" (any case), white space, then 8 or more of
 //     [A-Za-z0-9-._~+/] and any '=' padding. "Bearer " stays visible and
 //     only the token is masked, so the result reads "Bearer [REDACTED]".
+//   - HTTP Basic credentials: "Basic" (any case), white space, then padded
+//     standard base64 of printable text holding a colon (user:password).
+//     Only the base64 is masked.
 //   - GitHub tokens: ghp_, gho_, ghu_, ghs_ or ghr_ then 16 or more of
 //     [A-Za-z0-9]; github_pat_ then 16 or more of [A-Za-z0-9_]
 //   - Slack tokens: xoxb-, xoxa-, xoxp-, xoxr- or xoxs- then 8 or more of

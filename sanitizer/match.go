@@ -1,10 +1,13 @@
 package sanitizer
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/base64"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Anchor flags: the token kinds a byte may start (Redactor.first), or be
@@ -20,6 +23,7 @@ const (
 	aSlack                     // xox?-
 	aCustom                    // a configured prefix or secret
 	aURL                       // ://, a URL that may carry user:password@
+	aBasic                     // basic, any case: HTTP Basic credentials
 
 	// fCtl and fEsc mark bytes a raw JSON string body cannot hold as such:
 	// control bytes (invalid) and backslashes (an escape follows).
@@ -27,7 +31,7 @@ const (
 	fEsc
 	fQuote
 
-	anchors = aJWT | aSK | aPEM | aAWS | aBearer | aGH | aSlack | aCustom | aURL
+	anchors = aJWT | aSK | aPEM | aAWS | aBearer | aGH | aSlack | aCustom | aURL | aBasic
 )
 
 // Character classes (Redactor.cls).
@@ -110,6 +114,7 @@ func (r *Redactor) initAnchors(defaults bool) {
 		r.anchor(aGH, "g", "hi", "pousrt")
 		r.anchor(aSlack, "x", "o", "x")
 		r.anchor(aURL, ":", "/", "/")
+		r.anchor(aBasic, "Bb", "Aa", "Ss")
 	}
 	for _, p := range r.prefixes {
 		r.anchorLit(p)
@@ -251,6 +256,21 @@ func matchAt[T text](r *Redactor, st *scanState, s T, i int, f uint16, iv []span
 				for e < n && s[e] == '=' {
 					e++
 				}
+				iv = append(iv, span{j, e})
+			}
+		}
+	}
+	if f&aBasic != 0 && hasFoldAt(s, i, "basic") {
+		// "Basic" and the base64 of user:password (RFC 7617), as a header
+		// echoed in a list of pairs, a HAR file or a log line shows it:
+		// masked when the run decodes, padded, to printable text with a
+		// colon, which prose after the word "basic" does not.
+		if j := run(r, s, i+5, cSpace); j > i+5 {
+			e := run(r, s, j, cBearer)
+			for e < n && s[e] == '=' {
+				e++
+			}
+			if e-j >= 8 && basicCredentials(string(s[j:e])) {
 				iv = append(iv, span{j, e})
 			}
 		}
@@ -545,4 +565,22 @@ func (r *Redactor) TailGuard() int {
 		n = max(n, len(l.s)-1)
 	}
 	return n
+}
+
+// basicCredentials reports whether b64 is padded standard base64 of
+// printable text holding a colon: an RFC 7617 user-id:password.
+func basicCredentials(b64 string) bool {
+	if len(b64)%4 != 0 {
+		return false
+	}
+	dec, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil || !bytes.ContainsRune(dec, ':') || !utf8.Valid(dec) {
+		return false
+	}
+	for _, r := range string(dec) {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -35,6 +35,12 @@ func TestRedactString(t *testing.T) {
 		{"pem certificate", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"},
 		{"pem public key", "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----", "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----"},
 
+		{"basic in a header pair", `["Authorization","Basic dXNlcjpodW50ZXIy"]`, `["Authorization","Basic ` + m + `"]`},
+		{"basic lower case in a log line", "curl -H 'authorization: basic YWxhZGRpbjpvcGVuc2VzYW1l'", "curl -H 'authorization: basic " + m + "'"},
+		{"basic prose", "Basic information about Basic settings", "Basic information about Basic settings"},
+		{"basic base64 without a colon", "Basic aGVsbG8gd29ybGQ=", "Basic aGVsbG8gd29ybGQ="},
+		{"basic unpadded", "Basic dXNlcjpwYXNz1", "Basic dXNlcjpwYXNz1"},
+
 		{"aws akia", "id=" + awsKey + ";", "id=" + m + ";"},
 		{"aws asia", "ASIAY34FZKBOKMUTVV7A", m},
 		{"aws short", "AKIA1234567", "AKIA1234567"},
