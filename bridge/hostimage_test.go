@@ -12,8 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
-	"github.com/mcpbridge/mcpbridge/specloader"
-	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
 // TestImageBlocksHostsAccept: an image block goes to the client only for
@@ -63,18 +61,7 @@ func TestImageBlocksHostsAccept(t *testing.T) {
 	for _, p := range []string{"jpegAsPNG", "tiff", "bmp", "notImage", "webp", "parts"} {
 		spec.WriteString("  /" + p + ": {get: {operationId: " + p + ", responses: {\"200\": {description: ok}}}}\n")
 	}
-	res, err := specloader.LoadData(t.Context(), []byte(spec.String()), nil, specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := specCatalog(t, spec.String(), bridge.Options{BaseURL: up.URL, Client: up.Client()})
 	cs := connect(t, b)
 	call := func(name string) []mcp.Content {
 		t.Helper()
