@@ -11,8 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
-	"github.com/mcpbridge/mcpbridge/specloader"
-	"github.com/mcpbridge/mcpbridge/whitelist"
 )
 
 const argSpec = `openapi: 3.0.3
@@ -39,27 +37,7 @@ paths:
 // TestArgumentMessages calls a tool with bad and coercible arguments and
 // checks what the agent reads, and what the upstream receives.
 func TestArgumentMessages(t *testing.T) {
-	var got []string
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		got = append(got, r.URL.RawQuery+" "+string(body))
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"ok":true}`)
-	}))
-	defer up.Close()
-	res, err := specloader.LoadData(t.Context(), []byte(argSpec), nil, specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := bridge.NewRuntime(cat)
+	rt, got := argRuntime(t, argSpec, false)
 	tests := []argCase{
 		{`{"limit": "ten"}`, `invalid arguments: "limit" must be an integer >= 1, got "ten"`, ""},
 		{`{"limit": 0}`, `invalid arguments: "limit" must be an integer >= 1, got 0`, ""},
@@ -80,7 +58,7 @@ func TestArgumentMessages(t *testing.T) {
 		{`{"limit": "1&admin=<x>"}`, `invalid arguments: "limit" must be an integer >= 1, got "1&admin=<x>"`, ""},
 	}
 	for _, tt := range tests {
-		checkArgCase(t, rt, "addItem", tt, &got)
+		checkArgCase(t, rt, "addItem", tt, got)
 	}
 }
 
@@ -107,27 +85,7 @@ paths:
 // refused as bad arguments, not sent to an upstream that would wrap them
 // around or fail; values at the bounds, exact beyond float64, still go.
 func TestIntFormatRange(t *testing.T) {
-	var got []string
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		got = append(got, r.URL.EscapedPath()+"?"+r.URL.RawQuery+" "+string(body))
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"ok":true}`)
-	}))
-	defer up.Close()
-	res, err := specloader.LoadData(t.Context(), []byte(intFormatSpec), nil, specloader.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := whitelist.All().Select(res.Doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := bridge.NewRuntime(cat)
+	rt, got := argRuntime(t, intFormatSpec, true)
 	const i32 = "within the int32 range, -2147483648 to 2147483647"
 	const i64 = "within the int64 range, -9223372036854775808 to 9223372036854775807"
 	tests := []argCase{
@@ -152,7 +110,7 @@ func TestIntFormatRange(t *testing.T) {
 		{`{"n": 2147483647.0}`, `{"ok":true}`, `/n/2147483647? `},
 	}
 	for _, tt := range tests {
-		checkArgCase(t, rt, "putNum", tt, &got)
+		checkArgCase(t, rt, "putNum", tt, got)
 	}
 }
 
@@ -179,6 +137,26 @@ type argCase struct {
 	args     string
 	want     string // the result's text
 	upstream string // what the upstream received, "" for nothing
+}
+
+// argRuntime serves every operation of spec against an upstream that
+// answers {"ok":true} and records each request as its query (path and
+// query with withPath) and body, in the slice returned.
+func argRuntime(t *testing.T, spec string, withPath bool) (*bridge.Runtime, *[]string) {
+	t.Helper()
+	got := new([]string)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		line := r.URL.RawQuery + " " + string(body)
+		if withPath {
+			line = r.URL.EscapedPath() + "?" + line
+		}
+		*got = append(*got, line)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	t.Cleanup(up.Close)
+	return bridge.NewRuntime(specCatalog(t, spec, bridge.Options{BaseURL: up.URL, Client: up.Client()})), got
 }
 
 // checkArgCase calls tool with tt's arguments; got collects what the
@@ -236,15 +214,7 @@ paths:
 // unevaluatedProperties says what the keyword wants in the agent's words,
 // not that an array "must be an array" or that a name is a value.
 func TestKeywordMessages(t *testing.T) {
-	var got []string
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		got = append(got, r.URL.RawQuery+" "+string(body))
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"ok":true}`)
-	}))
-	defer up.Close()
-	rt := bridge.NewRuntime(specCatalog(t, keywordMsgSpec, bridge.Options{BaseURL: up.URL, Client: up.Client()}))
+	rt, got := argRuntime(t, keywordMsgSpec, false)
 	for _, tt := range []argCase{
 		{`{"body": {"scores": [10, 1]}}`, `invalid arguments: "body.scores" must contain 2 to 3 items that are an integer >= 10, got [10,1] (1 such)`, ""},
 		{`{"body": {"scores": [10, 11, 12, 13]}}`, `invalid arguments: "body.scores" must contain 2 to 3 items that are an integer >= 10, got [10,11,12,13] (4 such)`, ""},
@@ -253,6 +223,6 @@ func TestKeywordMessages(t *testing.T) {
 		{`{"body": {"labels": {"colour": "red"}}}`, `invalid arguments: "body.labels" has a property named "colour": its property names must be a string of at most 5 characters`, ""},
 		{`{"body": {"merged": {"base": "a", "own": 1, "bsae": 2}}}`, `invalid arguments: "body.merged" has no property "bsae" (did you mean "base"?); it takes "base", "own"`, ""},
 	} {
-		checkArgCase(t, rt, "kw", tt, &got)
+		checkArgCase(t, rt, "kw", tt, got)
 	}
 }
