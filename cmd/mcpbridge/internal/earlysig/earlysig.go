@@ -35,7 +35,7 @@ func Release() {
 	signal.Reset(syscall.SIGHUP)
 	select {
 	case <-hup:
-		_ = syscall.Kill(os.Getpid(), syscall.SIGHUP)
+		raise()
 	default:
 	}
 }
