@@ -382,6 +382,7 @@ func TestJWTScopeForms(t *testing.T) {
 		{"scp array (Okta)", "scp", []string{"tools:call", "items:read"}},
 		{"scp string (Entra ID)", "scp", "tools:call items:read"},
 		{"scope array", "scope", []string{"tools:call", "items:read"}},
+		{"roles (Entra ID app-only)", "roles", []string{"tools:call", "items:read"}},
 	} {
 		claims := jwt.MapClaims{"iss": issuer, "aud": audience, "sub": "alice", "exp": time.Now().Add(time.Hour).Unix(), tt.claim: tt.value}
 		cs := connect(t, callerModes[0].transport(ts.URL, clientWithHeader("Authorization", "Bearer "+jwks.sign(t, claims))), "")

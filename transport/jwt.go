@@ -166,9 +166,13 @@ func jwtErrorDescription(err error) string {
 // scopes reads the OAuth "scope" claim (space-separated, RFC 8693 and
 // RFC 9068), or else "scp", which issuers write either way: an array
 // (Okta) or, like "scope", one space-separated string (Microsoft Entra
-// ID's delegated tokens). An array "scope" is read too.
+// ID's delegated tokens). An array "scope" is read too. A token with
+// neither is read by its "roles" (Microsoft Entra ID's app-only tokens,
+// from the client-credentials flow, carry the application roles granted
+// to the calling app there and no "scp"; RFC 9068 section 2.2.3.1 names
+// the claim too).
 func scopes(claims jwt.MapClaims) []string {
-	for _, name := range []string{"scope", "scp"} {
+	for _, name := range []string{"scope", "scp", "roles"} {
 		switch v := claims[name].(type) {
 		case string:
 			return strings.Fields(v)
