@@ -193,6 +193,7 @@ type app struct {
 	// start is openapi://spec). Reloads do all three before they swap, as
 	// the commands do.
 	deferValidation bool
+	builds          buildWarnings                   // the last build's warnings, not repeated by the next
 	hup             chan os.Signal                  // SIGHUP, registered before provisioning (serve, demo)
 	closers         []func() error                  // run when run returns (the Redis client)
 	metrics         *observe.Metrics                // nil until newRuntime

@@ -138,12 +138,41 @@ func (a *app) build(ctx context.Context, degradeOK, useCache bool) (*built, erro
 	return a.provision(ctx, in, useCache)
 }
 
-// provision builds the catalog for in.
+// provision builds the catalog for in. Its warnings that the last build
+// which served logged too are left out (buildlog.go).
 func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, error) {
+	run := a.builds.start()
+	bt, err := a.provisionLogged(ctx, in, useCache, run)
+	switch {
+	case err != nil || bt.cached:
+		run.finish(false)
+	case bt.later != nil:
+		// The deferred validation's warnings belong to this build too.
+		later := bt.later
+		bt.later = func(ctx context.Context) {
+			later(ctx)
+			a.noteRepeated(run.finish(ctx.Err() == nil))
+		}
+	default:
+		a.noteRepeated(run.finish(true))
+	}
+	return bt, err
+}
+
+// noteRepeated says how many of a build's warnings were left out.
+func (a *app) noteRepeated(n int) {
+	if n > 0 {
+		a.log.Info("warnings the last build logged too are not repeated; `mcpbridge validate` lists them all", zap.Int("warnings", n))
+	}
+}
+
+func (a *app) provisionLogged(ctx context.Context, in inputs, useCache bool, run *buildRun) (*built, error) {
 	cfg := a.cfg
 	start := time.Now()
 	lopts := a.loaderOptions()
 	bopts := a.bridgeOptions()
+	log := run.logger(a.log)
+	bopts.Logger = log
 	lopts.DeferValidation = a.deferValidation
 
 	var key string
@@ -201,7 +230,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 		return nil, placeLines(a.whitelistName(), err)
 	}
 	for _, w := range res.Warnings {
-		a.log.Warn("spec validation", zap.String("warning", w))
+		log.Warn("spec validation", zap.String("warning", w))
 	}
 	if cfg.Upstream == "" {
 		if err := checkServerVars(cfg.ServerVars, res.Doc.Servers, ops); err != nil {
@@ -265,7 +294,7 @@ func (a *app) provision(ctx context.Context, in inputs, useCache bool) (*built, 
 			}
 			if validate != nil && ctx.Err() == nil { // not on the way out
 				for _, w := range validate(ctx) {
-					a.log.Warn("spec validation", zap.String("warning", w))
+					log.Warn("spec validation", zap.String("warning", w))
 				}
 			}
 		}

@@ -1194,3 +1194,64 @@ func scrape(t *testing.T, hc *http.Client, url string) string {
 	}
 	return string(body)
 }
+
+// TestReloadRepeatsNoWarning checks that a reload which swaps the tools
+// logs only the warnings the build before it did not: a spec's repairs
+// came again on every SIGHUP, burying the new one. The first start's
+// warnings (some of them from its deferred validation) count as logged.
+func TestReloadRepeatsNoWarning(t *testing.T) {
+	t.Parallel()
+	up := newOpsUpstream(t)
+	spec := filepath.Join(t.TempDir(), "openapi.yaml")
+	op := func(name, pattern string) string {
+		return fmt.Sprintf(`  /ops/%s:
+    get:
+      operationId: %s
+      parameters:
+        - {name: q, in: query, schema: {type: string, pattern: %q}}
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {type: object}}}}
+`, name, name, pattern)
+	}
+	head := "openapi: 3.0.3\ninfo: {title: Repairs, version: \"1\"}\npaths:\n"
+	// Go's regexp reads neither lookahead: each pattern is dropped, a repair.
+	writeFile(t, spec, []byte(head+op("opA", "^(?=a).*$")))
+	n := newNotifier()
+	p, cs := startStdioProc(t, "stdio", n, "--spec", spec, "--all-operations", "--upstream", up.srv.URL, "--no-cache")
+	wantTools(t, "start", cs, "opA", "ping")
+	repairsOf := func(op string) int {
+		p.log.mu.Lock()
+		defer p.log.mu.Unlock()
+		c := 0
+		for _, l := range p.log.lines {
+			if l["msg"] == "spec repaired" && l["op"] == "GET /ops/"+op {
+				c++
+			}
+		}
+		return c
+	}
+	if got := repairsOf("opA"); got != 1 {
+		t.Fatalf("opA's repair logged %d times at start, want 1", got)
+	}
+	n.drain()
+
+	writeFile(t, spec, []byte(head+op("opA", "^(?=a).*$")+op("opB", "^(?!b).*$")))
+	p.hup(t)
+	n.expect(t, "opB added", 5*time.Second)
+	if !p.log.waitCount("tools reloaded", 1, 5*time.Second) {
+		t.Fatal("no reload logged")
+	}
+	if got := repairsOf("opA"); got != 1 {
+		t.Errorf("opA's repair logged %d times after a reload, want 1 (not repeated)", got)
+	}
+	if got := repairsOf("opB"); got != 1 {
+		t.Errorf("opB's repair (new) logged %d times, want 1", got)
+	}
+	l := p.log.last("warnings the last build logged too are not repeated; `mcpbridge validate` lists them all")
+	if l == nil || l["warnings"].(float64) < 1 {
+		t.Errorf("no line saying how many warnings were left out: %v", l)
+	}
+	// A call-time warning is never left out: the catalog's logger passes
+	// everything once its build is over.
+	wantCall(t, "after reload", cs, "opB")
+}
