@@ -193,7 +193,7 @@ func (c *Catalog) answer(ctx context.Context, t *Tool, call *Call, resp *http.Re
 	if call.Progress != nil {
 		call.Progress.Step(ctx, 3, callSteps, stepMessage(t.plan.Label, ": received ", len(body), " bytes"))
 	}
-	rt := result.Tool{Name: t.def.Name, Output: &t.output}
+	rt := result.Tool{Name: t.def.Name, Output: &t.output, Headers: t.plan.Headers}
 	if call.Unstructured {
 		rt.Output = nil
 	}

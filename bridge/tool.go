@@ -412,6 +412,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	}
 
 	t.plan.Accept = acceptHeader(o)
+	t.plan.Headers = c.answerHeaders(o)
 	ann, retry := annotations(op)
 	t.retry = retry
 	title := op.Title
@@ -602,6 +603,51 @@ func acceptHeader(o *openapi3.Operation) string {
 		types = append(types, "*/*;q=0.1")
 	}
 	return strings.Join(types, ", ")
+}
+
+// maxAnswerHeaders bounds the response headers a tool shows its agent.
+const maxAnswerHeaders = 16
+
+// hiddenAnswerHeaders are response headers never shown to the agent, even
+// when the spec documents them: framing and transport (the bridge has
+// already acted on them), cookies and authentication (they may carry
+// secrets the agent has no use for).
+var hiddenAnswerHeaders = map[string]bool{
+	"Connection": true, "Content-Encoding": true, "Content-Length": true, "Content-Type": true,
+	"Keep-Alive": true, "Proxy-Authenticate": true, "Proxy-Authorization": true, "Authorization": true,
+	"Set-Cookie": true, "Set-Cookie2": true, "Cookie": true, "Te": true, "Trailer": true,
+	"Transfer-Encoding": true, "Upgrade": true, "Www-Authenticate": true,
+}
+
+// answerHeaders are the response headers a successful answer of o shows
+// its agent (request.Plan.Headers): those documented for its 2XX and
+// default responses (a pagination cursor, a total count, a rate limit's
+// remainder, an ETag to send back), and Link, which APIs page with
+// whether their spec says so or not (GitHub's does). Never one named like
+// a configured credential header.
+func (c *Catalog) answerHeaders(o *openapi3.Operation) []string {
+	names := map[string]bool{"Link": true}
+	if o.Responses != nil {
+		for code, r := range o.Responses.Map() {
+			if r == nil || r.Value == nil || !(code == "default" || len(code) == 3 && code[0] == '2') {
+				continue
+			}
+			for name := range r.Value.Headers {
+				names[http.CanonicalHeaderKey(strings.TrimSpace(name))] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(names))
+	for _, name := range sortedKeys(names) {
+		if name == "" || hiddenAnswerHeaders[name] || strings.ContainsAny(name, " \t\r\n:") || c.credentialParam("header", name) {
+			continue
+		}
+		if len(out) == maxAnswerHeaders {
+			break
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

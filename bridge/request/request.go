@@ -31,6 +31,10 @@ type Plan struct {
 	Params []Param // path, query, header and cookie parameters
 	Body   *Body   // nil: the operation takes no body
 	Accept string  // Accept header
+	// Headers are the response headers shown to the agent beside a
+	// successful answer: those the spec documents for the operation's
+	// success responses, and Link (pagination), canonical and sorted.
+	Headers []string
 
 	base *url.URL // Base, parsed by Prepare
 	// baseNames are the names in base's query that no query parameter of

@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -41,6 +42,9 @@ type Shaper struct {
 type Tool struct {
 	Name   string       // for resource URIs and logs
 	Output *schema.Lazy // the output schema; nil or empty: none
+	// Headers are the response headers a successful answer shows beside
+	// its body, when the upstream sent them (canonical names).
+	Headers []string
 	// Reshape, when set, shapes a redacted JSON answer (the whitelist's
 	// fields and maxItems): it returns the shaped JSON and a note saying
 	// what was left out ("" when nothing), or ok false to keep the answer.
@@ -65,7 +69,58 @@ func (s *Shaper) Shape(t Tool, status int, header http.Header, body []byte) *mcp
 	if !res.IsError && t.Output != nil && t.Output.Raw() != nil {
 		s.structure(t, res, red, len(body) == 0, false)
 	}
+	if !res.IsError && status < 300 && len(t.Headers) > 0 {
+		if tc := s.headerText(t.Headers, header, len(body) == 0); tc != nil {
+			res.Content = append(res.Content, tc)
+		}
+	}
 	return res
+}
+
+// maxHeaderText bounds one header value shown to the agent, and all of
+// them together (4x).
+const maxHeaderText = 1 << 10
+
+// linkURL is one URL of a Link header (RFC 8288: <URI>; params).
+var linkURL = regexp.MustCompile(`<[^<>]*>`)
+
+// headerText is a text block with the response headers of names that the
+// answer carries ("Response headers:" and one "Name: value" line each), or
+// nil when it carries none. Values are cut to visible UTF-8 of at most
+// 1 KiB, redacted like the answer; the URLs of a Link header have their
+// query redacted by key as a Location is (a signed page URL's token).
+// Location is left out of an empty answer, whose text names it already.
+func (s *Shaper) headerText(names []string, header http.Header, empty bool) *mcp.TextContent {
+	var b strings.Builder
+	for _, name := range names {
+		vs := header.Values(name)
+		if len(vs) == 0 || empty && name == "Location" {
+			continue
+		}
+		v := strings.Join(vs, ", ")
+		switch name {
+		case "Link":
+			v = linkURL.ReplaceAllStringFunc(truncateUTF8(v, 4*maxHeaderText), func(u string) string {
+				return "<" + s.location(u[1:len(u)-1]) + ">"
+			})
+			v = s.Redactor.RedactString(strings.Map(visible, strings.ToValidUTF8(v, "\uFFFD")))
+		case "Location", "Content-Location":
+			v = s.location(v)
+		default:
+			v = s.Redactor.RedactString(strings.Map(visible, strings.ToValidUTF8(truncateUTF8(v, maxHeaderText), "\uFFFD")))
+		}
+		if b.Len()+len(name)+len(v) > 4*maxHeaderText {
+			break
+		}
+		if b.Len() == 0 {
+			b.WriteString("Response headers:")
+		}
+		b.WriteString("\n" + name + ": " + v)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return &mcp.TextContent{Text: b.String()}
 }
 
 // shape is Shape without structuredContent; red is the redacted JSON
