@@ -26,8 +26,8 @@ func TestAnswerHeadersShown(t *testing.T) {
 		h.Add("Link", `<https://api.example.com/items?page=9>; rel="last"`)
 		h.Set("X-Total-Count", "412")
 		h.Set("X-Echo", "your key is "+key)
-		h.Set("X-Api-Key", key)                  // documented, but a credential header
-		h.Set("Set-Cookie", "session=s3cr3t")     // documented, never shown
+		h.Set("X-Api-Key", key)                    // documented, but a credential header
+		h.Set("Set-Cookie", "session=s3cr3t")      // documented, never shown
 		h.Set("X-Undocumented", "not in the spec") // not documented
 		if r.URL.Path == "/empty" {
 			w.WriteHeader(http.StatusNoContent)
