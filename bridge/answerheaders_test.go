@@ -25,6 +25,7 @@ func TestAnswerHeadersShown(t *testing.T) {
 		h.Add("Link", `<https://api.example.com/items?page=2&access_token=tok-abcdef123456>; rel="next"`)
 		h.Add("Link", `<https://api.example.com/items?page=9>; rel="last"`)
 		h.Set("X-Total-Count", "412")
+		h.Set("X-Session-Token", "opaque-session-value")
 		h.Set("X-Echo", "your key is "+key)
 		h.Set("X-Api-Key", key)                    // documented, but a credential header
 		h.Set("Set-Cookie", "session=s3cr3t")      // documented, never shown
@@ -51,6 +52,7 @@ paths:
           headers:
             x-total-count: {schema: {type: integer}}
             X-Echo: {schema: {type: string}}
+            X-Session-Token: {schema: {type: string}}
             X-Api-Key: {schema: {type: string}}
             Set-Cookie: {schema: {type: string}}
           content:
@@ -90,12 +92,13 @@ paths:
 		`rel="next", <https://api.example.com/items?page=9>; rel="last"`,
 		"\nX-Total-Count: 412",
 		"\nX-Echo: your key is ",
+		"\nX-Session-Token: [REDACTED]",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("headers block lacks %q:\n%s", want, got)
 		}
 	}
-	for _, leak := range []string{key, "tok-abcdef123456", "s3cr3t", "Set-Cookie", "X-Api-Key", "X-Undocumented", "Content-Type"} {
+	for _, leak := range []string{key, "opaque-session-value", "tok-abcdef123456", "s3cr3t", "Set-Cookie", "X-Api-Key", "X-Undocumented", "Content-Type"} {
 		if strings.Contains(got, leak) {
 			t.Errorf("headers block shows %q:\n%s", leak, got)
 		}

@@ -98,13 +98,17 @@ func (s *Shaper) headerText(names []string, header http.Header, empty bool) *mcp
 			continue
 		}
 		v := strings.Join(vs, ", ")
-		switch name {
-		case "Link":
+		switch {
+		case s.Redactor.IsSensitiveKey(name):
+			// X-Csrf-Token, X-Session-Token: masked whole, as a JSON
+			// member of that name is.
+			v = sanitizer.Mask
+		case name == "Link":
 			v = linkURL.ReplaceAllStringFunc(truncateUTF8(v, 4*maxHeaderText), func(u string) string {
 				return "<" + s.location(u[1:len(u)-1]) + ">"
 			})
 			v = s.Redactor.RedactString(strings.Map(visible, strings.ToValidUTF8(v, "\uFFFD")))
-		case "Location", "Content-Location":
+		case name == "Location" || name == "Content-Location":
 			v = s.location(v)
 		default:
 			v = s.Redactor.RedactString(strings.Map(visible, strings.ToValidUTF8(truncateUTF8(v, maxHeaderText), "\uFFFD")))
