@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,6 +52,14 @@ type Options struct {
 	Rules sanitizer.Rules
 	// Credentials are attached to every upstream request.
 	Credentials Credentials
+	// Schemes are secrets of the spec's security schemes, by scheme name
+	// (components.securitySchemes; Swagger 2.0 securityDefinitions). An
+	// operation's requests carry those of the first of its security
+	// requirements (the document's when it declares none) whose schemes
+	// are all here, in addition to Credentials; they win where both name
+	// one header, query parameter or cookie. New fails on a name the spec
+	// does not define and on a secret that does not fit its scheme.
+	Schemes map[string]SchemeSecret
 	// Timeout bounds one call (all retries included); 0 means 30s. A
 	// whitelist entry's timeout overrides it for its tool.
 	Timeout time.Duration
@@ -153,6 +163,7 @@ type Catalog struct {
 	rules      sanitizer.Rules // redactor's, credentials included: per-tool variants start from them
 	shaper     result.Shaper
 	creds      *request.Prepared
+	schemes    map[string]request.SchemeUse // the configured Options.Schemes, as the spec defines them (while building)
 	userAgent  string
 	base       *url.URL
 	tools      []*Tool // operations, then the built-in tools
@@ -204,6 +215,9 @@ func NewContext(ctx context.Context, ops []whitelist.Operation, opts Options) (*
 	if err != nil {
 		return nil, err
 	}
+	if err := c.resolveSchemes(opts.Spec); err != nil {
+		return nil, err
+	}
 	built := c.buildAll(ctx, ops)
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
@@ -233,6 +247,11 @@ func NewContext(ctx context.Context, ops []whitelist.Operation, opts Options) (*
 			c.addRepairs(t, seenRepairs)
 		}
 	}
+	c.warnUnmet(c.tools)
+	if err := c.prepareAuth(); err != nil {
+		return nil, err
+	}
+	c.schemes = nil
 	c.index()
 	switch {
 	case opts.DeferSpec && opts.Spec != nil && c.Len() <= maxSpecOperations:
@@ -389,6 +408,9 @@ func newCatalog(opts Options) (*Catalog, error) {
 	c.creds = creds
 	rules := opts.Rules
 	rules.Secrets = append(append([]string(nil), rules.Secrets...), opts.Credentials.Secrets()...)
+	for _, name := range slices.Sorted(maps.Keys(opts.Schemes)) {
+		rules.Secrets = append(rules.Secrets, opts.Schemes[name].Secrets()...)
+	}
 	c.rules = rules
 	if c.redactor, err = sanitizer.New(rules); err != nil {
 		errs = append(errs, fmt.Errorf("sanitizer rules: %w", err))

@@ -49,7 +49,12 @@ func (c *Catalog) call(ctx context.Context, t *Tool, call *Call) *Outcome {
 	if t.retry {
 		ctx = upstream.WithRetry(ctx)
 	}
-	req, err := t.plan.BuildLimit(ctx, args, c.creds, c.userAgent, c.encodedLimit(len(call.Args)), c.opts.MaxURLBytes)
+	creds := c.creds
+	if t.creds != nil {
+		creds = t.creds // the operation's security schemes (security.go)
+		ctx = context.WithValue(ctx, authKey{}, t.auth)
+	}
+	req, err := t.plan.BuildLimit(ctx, args, creds, c.userAgent, c.encodedLimit(len(call.Args)), c.opts.MaxURLBytes)
 	if err != nil {
 		return c.fail(out, t, err)
 	}

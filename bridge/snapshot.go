@@ -286,6 +286,9 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 		}
 		c.tools = append(c.tools, t)
 	}
+	if err := c.prepareAuth(); err != nil {
+		return nil, fmt.Errorf("tool snapshot: %w", err)
+	}
 	c.index()
 	if len(s.ListNames) > 0 && len(list) > 0 {
 		c.SetEncodedList(&EncodedList{Names: s.ListNames, JSON: list})

@@ -43,6 +43,9 @@ type Tool struct {
 	repairs  []schema.Repair     // spec contradictions resolved while building; New collects them
 	resource *whitelist.Resource // the entry's resource; nil: none
 	relaxed  *relaxed            // whitelist redact.allowKeys; nil: the catalog's redaction
+	creds    *request.Prepared   // the credentials of plan.Auth's schemes with the catalog's; nil: the catalog's
+	auth     AuthUse             // what plan.Auth asks of the upstream client
+	unmet    []string            // while building: the unconfigured schemes its security requirements name
 }
 
 // builtin names the tools the bridge answers itself.
@@ -121,8 +124,7 @@ func SameDefinition(a, b *Tool) bool {
 // of a configured credential, as lenient servers read names (case aside,
 // PHP's '_' for '.', ' ', and for headers '-': see request.SameParamName
 // and request.SameHeaderName).
-func (c *Catalog) credentialParam(in, name string) bool {
-	cr := c.opts.Credentials
+func credentialParam(cr request.Credentials, in, name string) bool {
 	switch in {
 	case "query":
 		for k := range cr.Query {
@@ -186,6 +188,10 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	if err != nil {
 		return nil, fail("%v", err)
 	}
+	// The security schemes whose credentials its requests carry: their
+	// names are credentials' names like the configured ones (security.go).
+	t.plan.Auth, t.unmet = c.security(op)
+	creds, _ := c.toolCredentials(t.plan.Auth)
 	// The nested style is configuration, not the spec: a bad one fails New.
 	nested := c.opts.NestedStyle
 	if op.NestedStyle != "" {
@@ -265,7 +271,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 				zap.String("op", label), zap.String("name", p.Name))
 			continue
 		}
-		if c.credentialParam(p.In, p.Name) {
+		if credentialParam(creds, p.In, p.Name) {
 			// The configured credential goes there; an argument of the same
 			// name would let the agent send its own value first, next to or
 			// instead of it.

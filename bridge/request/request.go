@@ -35,6 +35,11 @@ type Plan struct {
 	// successful answer: those the spec documents for the operation's
 	// success responses, and Link (pagination), canonical and sorted.
 	Headers []string
+	// Auth are the spec's security schemes whose configured credentials
+	// every request of the operation carries (see [Credentials.WithSchemes]):
+	// the first of its security requirements whose schemes are all
+	// configured; nil when none is (or it declares security: []).
+	Auth []SchemeUse
 
 	base *url.URL // Base, parsed by Prepare
 	// baseNames are the names in base's query that no query parameter of

@@ -268,6 +268,9 @@ func (a *app) provisionLogged(ctx context.Context, in inputs, useCache bool, run
 		// 0.88x and 0.91x the peer's (without: 0.86x and 0.97x).
 		go returnMemory()
 	}
+	if err := cfg.checkSchemes(res.Doc); err != nil {
+		return nil, err
+	}
 	c, err := bridge.NewContext(ctx, ops, bopts)
 	if err != nil {
 		return nil, fmt.Errorf("building tools: %w", err)
@@ -458,7 +461,60 @@ func (cfg *Config) logRedactor() *sanitizer.Redactor {
 // client secret, and the values in the --upstream URL's query
 // (upstreamurl.go).
 func (cfg *Config) upstreamSecrets() []string {
-	return append(append(cfg.credentials().Secrets(), nonEmpty(cfg.UpstreamAuth.OAuth2.ClientSecret)...), upstreamQueryValues(cfg.Upstream)...)
+	return append(append(append(cfg.credentials().Secrets(), nonEmpty(cfg.UpstreamAuth.OAuth2.ClientSecret)...), upstreamQueryValues(cfg.Upstream)...), cfg.schemeSecrets()...)
+}
+
+// schemes are the configured secrets of the spec's security schemes
+// (upstream-auth.schemes), as bridge.Options takes them: a scheme with an
+// oauth2 grant gets its tokens from the upstream client (oauthClient).
+func (cfg *Config) schemes() map[string]bridge.SchemeSecret {
+	if len(cfg.UpstreamAuth.Schemes) == 0 {
+		return nil
+	}
+	out := make(map[string]bridge.SchemeSecret, len(cfg.UpstreamAuth.Schemes))
+	for name, s := range cfg.UpstreamAuth.Schemes {
+		out[name] = bridge.SchemeSecret{Value: s.Value, User: s.User, Password: s.Password, Grant: s.OAuth2.on()}
+	}
+	return out
+}
+
+// schemeSecrets are the secrets of upstream-auth.schemes the redactors
+// mask: those the bridge sends, and the grants' client secrets (the
+// bridge adds the former to its own rules).
+func (cfg *Config) schemeSecrets() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(cfg.UpstreamAuth.Schemes)) {
+		s := cfg.UpstreamAuth.Schemes[name]
+		out = append(out, bridge.SchemeSecret{Value: s.Value, User: s.User, Password: s.Password}.Secrets()...)
+		out = append(out, nonEmpty(s.OAuth2.ClientSecret)...)
+	}
+	return out
+}
+
+// checkSchemes refuses an upstream-auth.schemes name that the spec doc
+// does not define, naming the nearest one it does.
+func (cfg *Config) checkSchemes(doc *openapi3.T) error {
+	if len(cfg.UpstreamAuth.Schemes) == 0 {
+		return nil
+	}
+	defined := bridge.SchemeNames(doc)
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(cfg.UpstreamAuth.Schemes)) {
+		if slices.Contains(defined, name) {
+			continue
+		}
+		msg := fmt.Sprintf("upstream-auth.schemes: %q is not a security scheme of the spec", name)
+		switch near := nearest(name, defined); {
+		case near != "":
+			msg += fmt.Sprintf(" (did you mean %s?)", near)
+		case len(defined) == 0:
+			msg += " (it defines none)"
+		default:
+			msg += " (it defines " + strings.Join(defined, ", ") + ")"
+		}
+		errs = append(errs, errors.New(msg))
+	}
+	return errors.Join(errs...)
 }
 
 // bridgeOptions turns the configuration into bridge.Options (without the
@@ -477,10 +533,11 @@ func (a *app) bridgeOptions() bridge.Options {
 			Prefixes: cfg.RedactPrefixes,
 			OnRedact: a.countRedactions,
 			// bridge.New adds the credentials it attaches.
-			Secrets: append(nonEmpty(cfg.UpstreamAuth.OAuth2.ClientSecret), upstreamQueryValues(cfg.Upstream)...),
+			Secrets: slices.Concat(nonEmpty(cfg.UpstreamAuth.OAuth2.ClientSecret), upstreamQueryValues(cfg.Upstream), cfg.schemeSecrets()),
 			Learned: cfg.tokenSecrets(),
 		},
 		Credentials:          creds,
+		Schemes:              cfg.schemes(),
 		Timeout:              cfg.Timeout,
 		MaxResponseBytes:     cfg.MaxResponseBytes,
 		MaxArgumentBytes:     cfg.MaxArgumentBytes,
@@ -509,8 +566,18 @@ func (a *app) upstreamClient() bridge.Doer {
 			opts.Transport = h
 		}
 		a.client = upstream.New(opts)
-		if g := a.newOAuthGrant(tlsConf); g != nil { // oauth.go
-			a.client = &oauthClient{next: a.client, grant: g}
+		g := a.newOAuthGrant(a.cfg.UpstreamAuth.OAuth2, "upstream-auth.oauth2", tlsConf) // oauth.go
+		var schemes map[string]*oauthGrant
+		for _, name := range slices.Sorted(maps.Keys(a.cfg.UpstreamAuth.Schemes)) {
+			if sg := a.newOAuthGrant(a.cfg.UpstreamAuth.Schemes[name].OAuth2, "upstream-auth.schemes."+name+".oauth2", tlsConf); sg != nil {
+				if schemes == nil {
+					schemes = map[string]*oauthGrant{}
+				}
+				schemes[name] = sg
+			}
+		}
+		if g != nil || schemes != nil {
+			a.client = &oauthClient{next: a.client, grant: g, schemes: schemes}
 		}
 	})
 	return a.client

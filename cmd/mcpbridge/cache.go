@@ -82,6 +82,12 @@ func (a *app) cacheKey(specSum [sha256.Size]byte, wl []byte) string {
 			names = append(names, loc+":"+n)
 		}
 	}
+	// The configured security schemes (names and kinds, never secrets)
+	// decide which credentials each operation carries (request.Plan.Auth)
+	// and which parameters they take the place of.
+	for name, s := range cfg.UpstreamAuth.Schemes {
+		names = append(names, fmt.Sprintf("scheme:%d:%s:%t:%t:%t", len(name), name, s.Value != "", s.User != "" || s.Password != "", s.OAuth2.on()))
+	}
 	sort.Strings(names)
 	field(strings.Join(names, ","))
 	keys := make([]string, 0, len(cfg.ServerVars))

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"net/url"
@@ -149,6 +150,34 @@ type UpstreamAuth struct {
 	Headers       map[string]string `mapstructure:"headers"` // API keys in headers
 	Cookies       map[string]string `mapstructure:"cookies"` // API keys in cookies
 	OAuth2        OAuth2            `mapstructure:"oauth2"`  // client credentials grant
+	// Schemes are the secrets of the spec's security schemes, by scheme
+	// name (components.securitySchemes, Swagger 2.0 securityDefinitions):
+	// each operation's requests carry those its security requirements
+	// ask for (bridge.Options.Schemes). Config file only: scheme names
+	// keep their case, and may hold what no variable name can.
+	Schemes map[string]SchemeAuth `mapstructure:"schemes"`
+}
+
+// SchemeAuth is the secret of one security scheme of the spec; the
+// scheme's definition says how it is sent. A config file may give a
+// scalar for value ("ApiKeyAuth: abc").
+type SchemeAuth struct {
+	Value    string `mapstructure:"value"`    // apiKey value; http bearer, oauth2 or openIdConnect token
+	User     string `mapstructure:"user"`     // http basic
+	Password string `mapstructure:"password"` // http basic
+	OAuth2   OAuth2 `mapstructure:"oauth2"`   // oauth2/openIdConnect: client credentials grant instead of a value
+}
+
+// schemeAuthType is the type of an upstream-auth.schemes entry.
+var schemeAuthType = reflect.TypeFor[SchemeAuth]()
+
+// scalarSchemeHook decodes a scheme given as a scalar ("ApiKeyAuth: abc")
+// as its value.
+func scalarSchemeHook(from, to reflect.Type, data any) (any, error) {
+	if to != schemeAuthType || from.Kind() != reflect.String {
+		return data, nil
+	}
+	return map[string]any{"value": data}, nil
 }
 
 // OAuth2 is the upstream's OAuth 2.0 client credentials grant: the bridge
@@ -366,6 +395,7 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		numberToDurationHook,
 		strictKindHook,
 		stringToListHook,
+		scalarSchemeHook,
 		stringToMapHook,
 	))
 	if err := v.UnmarshalExact(&cfg, hook); err != nil {
@@ -382,6 +412,9 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		if m, ok := caseKept[name]; ok {
 			*dst = m
 		}
+	}
+	if err := keepSchemeCase(&cfg, caseKept[schemesKey]); err != nil {
+		return nil, fmt.Errorf("reading config file %s: %w", v.GetString("config"), err)
 	}
 	// A token read from a file or a secret often ends in a line break,
 	// which no bearer token holds and which made every call fail as a
@@ -500,7 +533,7 @@ func configKeys(under string) []string {
 					break
 				}
 			}
-			for t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer {
+			for t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer || t.Kind() == reflect.Map {
 				t = t.Elem()
 			}
 			if !found || t.Kind() != reflect.Struct {
@@ -720,6 +753,35 @@ func (c *Config) Validate(cmd string) error {
 		}
 		if c.UpstreamToken != "" || c.UpstreamAuth.BasicUser != "" {
 			add("upstream-auth.oauth2 conflicts with --upstream-token and basic auth: choose one")
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.UpstreamAuth.Schemes)) {
+		s := c.UpstreamAuth.Schemes[name]
+		where := "upstream-auth.schemes." + name
+		kinds := 0
+		if s.Value != "" {
+			kinds++
+		}
+		if s.User != "" || s.Password != "" {
+			kinds++
+		}
+		if o := s.OAuth2; o.on() || o.ClientID != "" || o.ClientSecret != "" {
+			kinds++
+			if u, err := url.Parse(o.TokenURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				add("%s.oauth2.tokenURL %q must be an absolute http(s) URL", where, specloader.RedactURL(o.TokenURL))
+			}
+			if o.ClientID == "" || o.ClientSecret == "" {
+				add("%s.oauth2 needs clientID and clientSecret", where)
+			}
+		}
+		switch {
+		case kinds == 0:
+			add("%s is empty: give it a value, a user and password, or an oauth2 grant", where)
+		case kinds > 1:
+			add("%s gives more than one of value, user/password and oauth2: give the one its scheme takes", where)
+		}
+		if badHeaderValue(s.Value) || badHeaderValue(s.User) || badHeaderValue(s.Password) {
+			add("%s holds a control character (a line break?)", where)
 		}
 	}
 	switch c.QuotaFail {

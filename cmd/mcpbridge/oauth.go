@@ -47,7 +47,11 @@ const oauthRefusedEvery = 10 * time.Second
 // masked. run creates it (through logRedactor) before anything runs
 // concurrently.
 func (cfg *Config) tokenSecrets() *sanitizer.Secrets {
-	if !cfg.UpstreamAuth.OAuth2.on() {
+	grants := cfg.UpstreamAuth.OAuth2.on()
+	for _, s := range cfg.UpstreamAuth.Schemes {
+		grants = grants || s.OAuth2.on()
+	}
+	if !grants {
 		return nil
 	}
 	if cfg.learned == nil {
@@ -87,9 +91,9 @@ type tokenFetch struct {
 	cancel  context.CancelFunc
 }
 
-// newOAuthGrant prepares the configured grant (nil when there is none).
-func (a *app) newOAuthGrant(tlsConf *tls.Config) *oauthGrant {
-	o := a.cfg.UpstreamAuth.OAuth2
+// newOAuthGrant prepares the grant o, configured at key (nil when o is
+// not configured).
+func (a *app) newOAuthGrant(o OAuth2, key string, tlsConf *tls.Config) *oauthGrant {
 	if !o.on() {
 		return nil
 	}
@@ -102,8 +106,11 @@ func (a *app) newOAuthGrant(tlsConf *tls.Config) *oauthGrant {
 		log = zap.NewNop()
 	}
 	if u, err := url.Parse(o.TokenURL); err == nil && u.Scheme == "http" && !loopbackHost(u.Hostname()) {
-		log.Warn("the OAuth2 client secret will travel unencrypted: the token URL is plain http on a non-loopback host; use https",
-			zap.String("host", u.Host))
+		fields := []zap.Field{zap.String("host", u.Host)}
+		if key != "upstream-auth.oauth2" {
+			fields = append(fields, zap.String("grant", key)) // a scheme's
+		}
+		log.Warn("the OAuth2 client secret will travel unencrypted: the token URL is plain http on a non-loopback host; use https", fields...)
 	}
 	return &oauthGrant{
 		conf: clientcredentials.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: o.TokenURL, Scopes: o.Scopes},
@@ -303,15 +310,37 @@ func (e *tokenError) FailureKind() string { return e.Error() }
 // (see oauthGrant.refused), and the request is sent once more with a new
 // one when its body can be sent again: a 401 is a refusal to act on the
 // request at all.
+//
+// A tool call whose security schemes (upstream-auth.schemes) set the
+// Authorization header itself keeps it (bridge.RequestAuth); one whose
+// scheme is an oauth2 grant gets that grant's token instead of grant's.
 type oauthClient struct {
-	next  bridge.Doer
-	grant *oauthGrant
+	next    bridge.Doer
+	grant   *oauthGrant            // upstream-auth.oauth2; nil: none
+	schemes map[string]*oauthGrant // upstream-auth.schemes' grants, by scheme name
 }
 
 var _ bridge.Doer = (*oauthClient)(nil)
 
 func (c *oauthClient) Do(req *http.Request) (*http.Response, error) {
-	tok, err := c.grant.token(req.Context())
+	grant := c.grant
+	if use := bridge.RequestAuth(req.Context()); use.Grant != "" {
+		grant = c.schemes[use.Grant]
+		if grant == nil {
+			if req.Body != nil {
+				req.Body.Close()
+			}
+			return nil, fmt.Errorf("security scheme %s: no OAuth2 grant configured", use.Grant)
+		}
+	} else if use.Authorization || grant == nil {
+		return c.next.Do(req)
+	}
+	return grant.do(c.next, req)
+}
+
+// do sends req through next with g's access token (see oauthClient).
+func (g *oauthGrant) do(next bridge.Doer, req *http.Request) (*http.Response, error) {
+	tok, err := g.token(req.Context())
 	if err != nil {
 		if req.Body != nil {
 			req.Body.Close() // as http.Client.Do does on every error
@@ -320,8 +349,8 @@ func (c *oauthClient) Do(req *http.Request) (*http.Response, error) {
 	}
 	out := req.Clone(req.Context()) // the caller's request stays as it was
 	setBearer(out, tok)
-	resp, err := c.next.Do(out)
-	if err != nil || resp.StatusCode != http.StatusUnauthorized || !c.grant.refused(tok) {
+	resp, err := next.Do(out)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || !g.refused(tok) {
 		return resp, err
 	}
 	again := req.Clone(req.Context())
@@ -333,11 +362,11 @@ func (c *oauthClient) Do(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 	}
-	next, err := c.grant.token(req.Context())
-	if err != nil || next.AccessToken == tok.AccessToken {
+	fresh, err := g.token(req.Context())
+	if err != nil || fresh.AccessToken == tok.AccessToken {
 		// No other token to try: the upstream's refusal is the answer.
 		if err != nil {
-			c.grant.log.Warn("no new OAuth2 access token after the upstream refused the last one", zap.Error(err))
+			g.log.Warn("no new OAuth2 access token after the upstream refused the last one", zap.Error(err))
 		}
 		if again.Body != nil {
 			again.Body.Close()
@@ -347,8 +376,8 @@ func (c *oauthClient) Do(req *http.Request) (*http.Response, error) {
 	// Read a little of the refusal, so that its connection may be reused.
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	resp.Body.Close()
-	setBearer(again, next)
-	return c.next.Do(again)
+	setBearer(again, fresh)
+	return next.Do(again)
 }
 
 // loopbackHost reports whether host (no port) names this machine.

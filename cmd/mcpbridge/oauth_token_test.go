@@ -72,7 +72,7 @@ func newHangingTokens(t *testing.T, token string, expiresIn int) *hangingTokens 
 func testGrant(tokenURL, secret string) *oauthGrant {
 	cfg := &Config{UpstreamAuth: UpstreamAuth{OAuth2: OAuth2{TokenURL: tokenURL, ClientID: "bridge", ClientSecret: secret}}}
 	a := &app{cfg: cfg, log: zap.NewNop()}
-	return a.newOAuthGrant(nil)
+	return a.newOAuthGrant(cfg.UpstreamAuth.OAuth2, "upstream-auth.oauth2", nil)
 }
 
 // waitWaiting waits until n calls wait on g's fetch in progress.
