@@ -455,3 +455,51 @@ func TestSecuritySchemesReload(t *testing.T) {
 	}
 	_ = os.Remove(spec)
 }
+
+// TestSecuritySchemesOrigin: scheme credentials stay on the upstream's
+// origin as the others do: an operation whose own servers are elsewhere
+// is skipped, and a redirect to another origin is not followed.
+func TestSecuritySchemesOrigin(t *testing.T) {
+	t.Parallel()
+	other := newRecordingUpstream(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.srv.URL+"/stolen", http.StatusFound)
+	}))
+	defer up.Close()
+	dir := t.TempDir()
+	spec, cfg := filepath.Join(dir, "openapi.yaml"), filepath.Join(dir, "config.yaml")
+	writeFile(t, spec, []byte(fmt.Sprintf(`openapi: 3.0.3
+info: {title: origin, version: "1"}
+servers: [{url: %q}]
+security: [{K: []}]
+components:
+  securitySchemes:
+    K: {type: apiKey, in: header, name: X-API-Key}
+paths:
+  /home:
+    get: {operationId: home, responses: {"200": {description: ok}}}
+  /away:
+    servers: [{url: %q}]
+    get: {operationId: away, responses: {"200": {description: ok}}}
+`, up.URL, other.srv.URL)))
+	writeFile(t, cfg, []byte("upstream-auth:\n  schemes:\n    K: origin-key-6a5b4c\n"))
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"tools", "--config", cfg, "--spec", spec, "--all-operations", "--no-cache"}, nil, &out, &errb); err != nil {
+		t.Fatalf("tools: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "skipped GET /away: its servers are on "+other.srv.URL) {
+		t.Errorf("GET /away on another origin not skipped:\n%s", out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	err := run(t.Context(), []string{"call", "home", "--args", "{}", "--config", cfg, "--spec", spec, "--all-operations", "--no-cache"}, nil, &out, &errb)
+	if err == nil || !strings.Contains(out.String()+errb.String(), "redirect") {
+		t.Errorf("call home redirected elsewhere: err %v\n%s\n%s", err, out.String(), errb.String())
+	}
+	if got, ok := other.seen("/stolen"); ok {
+		t.Errorf("the other origin got a request: %+v", got)
+	}
+	if strings.Contains(out.String()+errb.String(), "origin-key-6a5b4c") {
+		t.Errorf("the key reached the client or the log")
+	}
+}
