@@ -270,7 +270,6 @@ func (c *Catalog) warnUnmet(tools []*Tool) {
 		for _, s := range t.unmet {
 			perScheme[s] = append(perScheme[s], t.def.Name)
 		}
-		t.unmet = nil
 	}
 	if n == 0 {
 		return

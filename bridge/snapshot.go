@@ -57,6 +57,7 @@ type snapTool struct {
 	Retry               bool
 	Resource            *whitelist.Resource
 	AllowKeys           []string // whitelist redact.allowKeys
+	Unmet               []string // the unconfigured security schemes its requirements name, when none is met
 }
 
 // Snapshot encodes the prepared tools so that a later start with the same
@@ -87,7 +88,7 @@ func (c *Catalog) Snapshot() ([]byte, error) {
 			Name: t.def.Name, Title: t.def.Title, Description: t.def.Description,
 			Input: t.input.Raw(), Output: t.output.Raw(),
 			Plan: t.plan, Tags: t.tags, OperationID: t.opID, Path: t.path, Pinned: t.pinned, Allow: t.allow, Fields: t.fields, MaxItems: t.maxItm, Timeout: t.timeout, Retry: t.retry,
-			Resource: t.resource, AllowKeys: t.relaxedKeys(),
+			Resource: t.resource, AllowKeys: t.relaxedKeys(), Unmet: t.unmet,
 		}
 		if a := t.def.Annotations; a != nil {
 			ts.Annotations = newSnapHints(a)
@@ -274,7 +275,7 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 				InputSchema: json.RawMessage(ts.Input),
 			},
 			plan: ts.Plan, tags: ts.Tags, opID: ts.OperationID, path: ts.Path, pinned: ts.Pinned, allow: ts.Allow, fields: ts.Fields, maxItm: ts.MaxItems, shape: newShapePlan(ts.Fields, ts.MaxItems), timeout: ts.Timeout, retry: ts.Retry, resource: ts.Resource,
-			input: schema.NewLazy(ts.Input), output: schema.NewLazy(ts.Output),
+			input: schema.NewLazy(ts.Input), output: schema.NewLazy(ts.Output), unmet: ts.Unmet,
 		}
 		if ts.Output != nil {
 			t.def.OutputSchema = json.RawMessage(ts.Output)
@@ -289,6 +290,7 @@ func NewFromSnapshot(data []byte, opts Options) (*Catalog, error) {
 	if err := c.prepareAuth(); err != nil {
 		return nil, fmt.Errorf("tool snapshot: %w", err)
 	}
+	c.warnUnmet(c.tools) // as the build did
 	c.index()
 	if len(s.ListNames) > 0 && len(list) > 0 {
 		c.SetEncodedList(&EncodedList{Names: s.ListNames, JSON: list})

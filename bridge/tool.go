@@ -45,7 +45,7 @@ type Tool struct {
 	relaxed  *relaxed            // whitelist redact.allowKeys; nil: the catalog's redaction
 	creds    *request.Prepared   // the credentials of plan.Auth's schemes with the catalog's; nil: the catalog's
 	auth     AuthUse             // what plan.Auth asks of the upstream client
-	unmet    []string            // while building: the unconfigured schemes its security requirements name
+	unmet    []string            // the unconfigured schemes its security requirements name, when none is met
 }
 
 // builtin names the tools the bridge answers itself.

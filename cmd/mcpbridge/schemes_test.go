@@ -268,12 +268,15 @@ host: example.invalid
 securityDefinitions:
   key: {type: apiKey, in: query, name: apikey}
   admin: {type: basic}
+  extra: {type: apiKey, in: header, name: X-Extra}
 security: [{key: []}]
 paths:
   /items:
     get: {operationId: listItems, responses: {"200": {description: ok}}}
   /admin:
     get: {operationId: adminOnly, security: [{admin: []}], responses: {"200": {description: ok}}}
+  /extra:
+    get: {operationId: needsExtra, security: [{extra: []}], responses: {"200": {description: ok}}}
 `))
 	writeFile(t, cfg, []byte("upstream-auth:\n  schemes:\n    key: swagger-key-19ce\n    admin: {user: root, password: swagger-pass-77d0}\n"))
 	cache := filepath.Join(dir, "cache")
@@ -289,6 +292,11 @@ paths:
 			}
 			if round == 1 && !strings.Contains(errb.String(), "tools restored from cache") {
 				t.Errorf("round 1: %s: not restored from the cache:\n%s", c.tool, errb.String())
+			}
+			// Every start says which operations go without the credentials
+			// their requirements ask for, from the cache too.
+			if n := strings.Count(errb.String(), "operations whose security requirements name no configured scheme"); n != 1 || !strings.Contains(errb.String(), "extra (1: needsExtra)") {
+				t.Errorf("round %d: %s: %d unmet-requirement warnings, want 1 naming needsExtra:\n%s", round, c.tool, n, errb.String())
 			}
 			got, _ := up.seen(c.path)
 			if got.Query != c.query || got.Authorization != c.authorization {
