@@ -91,6 +91,14 @@ func (c *Catalog) resolveSchemes(doc *openapi3.T) error {
 			case strings.TrimSpace(s.Name) == "":
 				errs = append(errs, fmt.Sprintf("security scheme %q: the apiKey has no name", name))
 				continue
+			case s.In != "query" && !httpToken(s.Name):
+				// net/http would refuse every request (a transport error,
+				// retried), or the Cookie header would say something else.
+				errs = append(errs, fmt.Sprintf("security scheme %q: the apiKey's %s name %q is not a valid HTTP token", name, s.In, s.Name))
+				continue
+			case s.In == "cookie" && strings.ContainsAny(sec.Value, ";,\" \\"):
+				errs = append(errs, fmt.Sprintf("security scheme %q: its value holds a character a cookie value cannot (;, comma, space, quote or backslash)", name))
+				continue
 			}
 			want = "value"
 		case "http":
@@ -134,6 +142,24 @@ func (c *Catalog) resolveSchemes(doc *openapi3.T) error {
 		return fmt.Errorf("upstream-auth.schemes: %s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// httpToken reports whether s is an RFC 9110 token (a header or cookie
+// name).
+func httpToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func listOrNone(names []string) string {

@@ -320,18 +320,26 @@ func TestSecuritySchemesStartErrors(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "openapi.yaml")
 	writeFile(t, spec, []byte(schemesSpec))
-	for _, c := range []struct{ name, config, want string }{
-		{"unknown", "upstream-auth:\n  schemes:\n    ApiKeyHeadr: secret-1a2b3c\n", `"ApiKeyHeadr" is not a security scheme of the spec (did you mean ApiKeyHeader?)`},
-		{"wrong kind", "upstream-auth:\n  schemes:\n    Basic: secret-1a2b3c\n", `security scheme "Basic" is HTTP basic: give it a user and a password`},
-		{"user for a key", "upstream-auth:\n  schemes:\n    ApiKeyQuery: {user: u, password: secret-1a2b3c}\n", `security scheme "ApiKeyQuery" is an apiKey in the query "api_key": give it a value`},
-		{"empty", "upstream-auth:\n  schemes:\n    Bearer: {}\n", `upstream-auth.schemes.Bearer is empty`},
-		{"case", "upstream-auth:\n  schemes:\n    Bearer: secret-1a2b3c\n    bearer: secret-1a2b3c\n", `"Bearer" and "bearer" differ in case only`},
-		{"typo in a key", "upstream-auth:\n  schemes:\n    Basic: {usr: u, password: secret-1a2b3c}\n", `usr (did you mean user?)`},
+	badName := filepath.Join(dir, "bad-name.yaml")
+	writeFile(t, badName, []byte(strings.Replace(schemesSpec, "name: X-API-Key}", `name: "X API Key"}`, 1)))
+	for _, c := range []struct{ name, config, want, spec string }{
+		{"unknown", "upstream-auth:\n  schemes:\n    ApiKeyHeadr: secret-1a2b3c\n", `"ApiKeyHeadr" is not a security scheme of the spec (did you mean ApiKeyHeader?)`, ""},
+		{"wrong kind", "upstream-auth:\n  schemes:\n    Basic: secret-1a2b3c\n", `security scheme "Basic" is HTTP basic: give it a user and a password`, ""},
+		{"user for a key", "upstream-auth:\n  schemes:\n    ApiKeyQuery: {user: u, password: secret-1a2b3c}\n", `security scheme "ApiKeyQuery" is an apiKey in the query "api_key": give it a value`, ""},
+		{"empty", "upstream-auth:\n  schemes:\n    Bearer: {}\n", `upstream-auth.schemes.Bearer is empty`, ""},
+		{"case", "upstream-auth:\n  schemes:\n    Bearer: secret-1a2b3c\n    bearer: secret-1a2b3c\n", `"Bearer" and "bearer" differ in case only`, ""},
+		{"typo in a key", "upstream-auth:\n  schemes:\n    Basic: {usr: u, password: secret-1a2b3c}\n", `usr (did you mean user?)`, ""},
+		{"cookie value", "upstream-auth:\n  schemes:\n    SessionCookie: 'secret-1a2b3c; admin=1'\n", `security scheme "SessionCookie": its value holds a character a cookie value cannot`, ""},
+		// net/http refuses such a header: every call failed as "unavailable".
+		{"header name", "upstream-auth:\n  schemes:\n    ApiKeyHeader: secret-1a2b3c\n", `the apiKey's header name "X API Key" is not a valid HTTP token`, badName},
 	} {
+		if c.spec == "" {
+			c.spec = spec
+		}
 		cfg := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".yaml")
 		writeFile(t, cfg, []byte(c.config))
 		var out, errb bytes.Buffer
-		err := run(t.Context(), []string{"tools", "--config", cfg, "--spec", spec, "--all-operations", "--upstream", "http://127.0.0.1:9", "--no-cache"}, nil, &out, &errb)
+		err := run(t.Context(), []string{"tools", "--config", cfg, "--spec", c.spec, "--all-operations", "--upstream", "http://127.0.0.1:9", "--no-cache"}, nil, &out, &errb)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to say %s", c.name, err, c.want)
 		}
