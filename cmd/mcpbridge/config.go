@@ -153,9 +153,14 @@ type UpstreamAuth struct {
 	// Schemes are the secrets of the spec's security schemes, by scheme
 	// name (components.securitySchemes, Swagger 2.0 securityDefinitions):
 	// each operation's requests carry those its security requirements
-	// ask for (bridge.Options.Schemes). Config file only: scheme names
-	// keep their case, and may hold what no variable name can.
-	Schemes map[string]SchemeAuth `mapstructure:"schemes"`
+	// ask for (bridge.Options.Schemes). Config file only, read from the
+	// file as written (fileSchemes): scheme names are case-sensitive and
+	// may hold dots, which viper reads as nesting, and what no variable
+	// name can hold.
+	Schemes map[string]SchemeAuth `mapstructure:"-"`
+	// RawSchemes is viper's reading of the file's upstream-auth.schemes,
+	// ignored (see Schemes).
+	RawSchemes any `mapstructure:"schemes"`
 }
 
 // SchemeAuth is the secret of one security scheme of the spec; the
@@ -166,18 +171,6 @@ type SchemeAuth struct {
 	User     string `mapstructure:"user"`     // http basic
 	Password string `mapstructure:"password"` // http basic
 	OAuth2   OAuth2 `mapstructure:"oauth2"`   // oauth2/openIdConnect: client credentials grant instead of a value
-}
-
-// schemeAuthType is the type of an upstream-auth.schemes entry.
-var schemeAuthType = reflect.TypeFor[SchemeAuth]()
-
-// scalarSchemeHook decodes a scheme given as a scalar ("ApiKeyAuth: abc")
-// as its value.
-func scalarSchemeHook(from, to reflect.Type, data any) (any, error) {
-	if to != schemeAuthType || from.Kind() != reflect.String {
-		return data, nil
-	}
-	return map[string]any{"value": data}, nil
 }
 
 // OAuth2 is the upstream's OAuth 2.0 client credentials grant: the bridge
@@ -371,6 +364,7 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		}
 	}
 	var caseKept map[string]map[string]string
+	var schemes map[string]SchemeAuth
 	if path := v.GetString("config"); path != "" {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -382,6 +376,9 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		}
 		if caseKept, err = fileCaseMaps(data); err != nil {
 			return nil, fmt.Errorf("reading config file %s: %w", path, err)
+		}
+		if schemes, err = fileSchemes(data); err != nil {
+			return nil, fmt.Errorf("config file %s: %w", path, err)
 		}
 		if v.InConfig("config") {
 			// It would be ignored: one file is read, the one named by
@@ -395,7 +392,6 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 		numberToDurationHook,
 		strictKindHook,
 		stringToListHook,
-		scalarSchemeHook,
 		stringToMapHook,
 	))
 	if err := v.UnmarshalExact(&cfg, hook); err != nil {
@@ -413,9 +409,10 @@ func loadConfig(fs *pflag.FlagSet, environ []string) (*Config, error) {
 			*dst = m
 		}
 	}
-	if err := keepSchemeCase(&cfg, caseKept[schemesKey]); err != nil {
-		return nil, fmt.Errorf("reading config file %s: %w", v.GetString("config"), err)
+	if schemes != nil {
+		cfg.UpstreamAuth.Schemes = schemes
 	}
+	cfg.UpstreamAuth.RawSchemes = nil
 	// A token read from a file or a secret often ends in a line break,
 	// which no bearer token holds and which made every call fail as a
 	// transport error.
@@ -543,7 +540,7 @@ func configKeys(under string) []string {
 	}
 	var keys []string
 	for i := range t.NumField() {
-		if tag := t.Field(i).Tag.Get("mapstructure"); tag != "" && tag != "config" {
+		if tag := t.Field(i).Tag.Get("mapstructure"); tag != "" && tag != "config" && tag != "-" {
 			keys = append(keys, tag)
 		}
 	}

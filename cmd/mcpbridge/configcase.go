@@ -1,8 +1,8 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -14,45 +14,123 @@ import (
 // reads, the spec's server variable names. Viper lowercases every key it
 // reads from a file ("apiKey" became "apikey"), so these maps are read
 // again from the file as written.
-var caseMaps = []string{"server-variables", "upstream-auth.query", "upstream-auth.headers", "upstream-auth.cookies", schemesKey}
+var caseMaps = []string{"server-variables", "upstream-auth.query", "upstream-auth.headers", "upstream-auth.cookies"}
 
-// schemesKey is the map of the security schemes' secrets, whose keys are
-// the spec's scheme names (case-sensitive). fileCaseMaps gives its keys as
-// written, each with "" (its values are mappings or scalars).
-const schemesKey = "upstream-auth.schemes"
+// schemeKeys are the keys of an upstream-auth.schemes entry, and
+// oauth2Keys those of its oauth2 grant (as Config's tags say).
+var (
+	schemeKeys = []string{"value", "user", "password", "oauth2"}
+	oauth2Keys = []string{"tokenURL", "clientID", "clientSecret", "scopes"}
+)
 
-// keepSchemeCase gives cfg's upstream-auth.schemes their names as the
-// config file writes them (written: those names). Two names that differ
-// in case only are an error: viper merged them into one.
-func keepSchemeCase(cfg *Config, written map[string]string) error {
-	if len(written) == 0 {
-		return nil
+// fileSchemes reads upstream-auth.schemes from the config file data as
+// written: viper lowercases its keys and reads a dot in them as nesting,
+// and scheme names are the spec's, case-sensitive, dots allowed. An entry
+// is a scalar (its value) or a mapping of schemeKeys (matched ignoring
+// case, as viper matches the others); a null or empty one is kept empty,
+// for Validate to name. nil when the file has no such map.
+func fileSchemes(data []byte) (map[string]SchemeAuth, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("config file: %w", err)
 	}
-	byLower := map[string]string{}
-	for _, name := range slices.Sorted(maps.Keys(written)) {
-		low := strings.ToLower(name)
-		if other, ok := byLower[low]; ok {
-			a, b := min(name, other), max(name, other)
-			return fmt.Errorf("upstream-auth.schemes: %q and %q differ in case only, which the config file cannot tell apart", a, b)
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	n := yamlChild(yamlChild(yamlResolve(doc.Content[0]), "upstream-auth"), "schemes")
+	if n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("upstream-auth.schemes: want a mapping of scheme names to their secrets (line %d)", n.Line)
+	}
+	out := map[string]SchemeAuth{}
+	lower := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := yamlResolve(n.Content[i]), yamlResolve(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("upstream-auth.schemes: line %d: a scheme name must be a string", k.Line)
 		}
-		byLower[low] = name
-	}
-	out := make(map[string]SchemeAuth, len(cfg.UpstreamAuth.Schemes))
-	for k, v := range cfg.UpstreamAuth.Schemes {
-		if name, ok := byLower[strings.ToLower(k)]; ok {
-			k = name
+		name, where := k.Value, "upstream-auth.schemes."+k.Value
+		if other, ok := lower[strings.ToLower(name)]; ok {
+			if other == name {
+				return nil, fmt.Errorf("%s: given twice (line %d)", where, k.Line)
+			}
+			return nil, fmt.Errorf("upstream-auth.schemes: %q and %q differ in case only: one of them is not the spec's name", min(name, other), max(name, other))
 		}
-		out[k] = v
+		lower[strings.ToLower(name)] = name
+		var s SchemeAuth
+		switch {
+		case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
+		case v.Kind == yaml.ScalarNode:
+			s.Value = v.Value
+		case v.Kind == yaml.MappingNode:
+			fields, err := yamlStrings(v, where, schemeKeys, "oauth2")
+			if err != nil {
+				return nil, err
+			}
+			s.Value, s.User, s.Password = fields["value"], fields["user"], fields["password"]
+			if o := yamlChild(v, "oauth2"); o != nil && !(o.Kind == yaml.ScalarNode && o.ShortTag() == "!!null") {
+				if o.Kind != yaml.MappingNode {
+					return nil, fmt.Errorf("%s.oauth2: want a mapping of %s (line %d)", where, strings.Join(oauth2Keys, ", "), o.Line)
+				}
+				g, err := yamlStrings(o, where+".oauth2", oauth2Keys, "scopes")
+				if err != nil {
+					return nil, err
+				}
+				s.OAuth2 = OAuth2{TokenURL: g["tokenURL"], ClientID: g["clientID"], ClientSecret: g["clientSecret"]}
+				if sc := yamlChild(o, "scopes"); sc != nil {
+					switch sc.Kind {
+					case yaml.SequenceNode:
+						for _, it := range sc.Content {
+							if it = yamlResolve(it); it.Kind != yaml.ScalarNode {
+								return nil, fmt.Errorf("%s.oauth2.scopes: line %d: a scope must be a string", where, it.Line)
+							}
+							s.OAuth2.Scopes = append(s.OAuth2.Scopes, it.Value)
+						}
+					case yaml.ScalarNode: // "read write" or "read,write"
+						for sc := range strings.FieldsFuncSeq(sc.Value, func(r rune) bool { return r == ',' || r == ' ' }) {
+							s.OAuth2.Scopes = append(s.OAuth2.Scopes, sc)
+						}
+					default:
+						return nil, fmt.Errorf("%s.oauth2.scopes: want a list (line %d)", where, sc.Line)
+					}
+				}
+			}
+		default:
+			return nil, fmt.Errorf("%s: want a value, or a mapping of %s (line %d)", where, strings.Join(schemeKeys, ", "), v.Line)
+		}
+		out[name] = s
 	}
-	for _, name := range slices.Sorted(maps.Keys(written)) {
-		if _, ok := out[name]; !ok {
-			// viper drops an empty mapping or a null: the operator meant
-			// to configure the scheme and would get no word of it.
-			out[name] = SchemeAuth{} // Validate says it is empty
+	return out, nil
+}
+
+// yamlStrings reads mapping n's scalar members among keys (ignoring
+// case), by their name in keys; a member named nested is skipped (read
+// by the caller); another key is an error naming the nearest of keys.
+func yamlStrings(n *yaml.Node, where string, keys []string, nested string) (map[string]string, error) {
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := yamlResolve(n.Content[i]), yamlResolve(n.Content[i+1])
+		j := slices.IndexFunc(keys, func(s string) bool { return strings.EqualFold(s, k.Value) })
+		if k.Kind != yaml.ScalarNode || j < 0 {
+			msg := fmt.Sprintf("%s: unknown key %s (line %d)", where, k.Value, k.Line)
+			if near := nearest(k.Value, keys); near != "" {
+				msg = fmt.Sprintf("%s: unknown key %s (did you mean %s?) (line %d)", where, k.Value, near, k.Line)
+			}
+			return nil, errors.New(msg)
+		}
+		if strings.EqualFold(keys[j], nested) {
+			continue
+		}
+		if v.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("%s.%s: want a string (line %d)", where, keys[j], v.Line)
+		}
+		if v.ShortTag() != "!!null" {
+			out[keys[j]] = v.Value
 		}
 	}
-	cfg.UpstreamAuth.Schemes = out
-	return nil
+	return out, nil
 }
 
 // fileCaseMaps returns the caseMaps the config file data holds, keyed by
@@ -79,10 +157,6 @@ func fileCaseMaps(data []byte) (map[string]map[string]string, error) {
 		m := map[string]string{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := yamlResolve(n.Content[i]), yamlResolve(n.Content[i+1])
-			if k.Kind == yaml.ScalarNode && name == schemesKey {
-				m[k.Value] = "" // the names only
-				continue
-			}
 			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
 				continue
 			}

@@ -254,9 +254,10 @@ func TestSecuritySchemes(t *testing.T) {
 }
 
 // TestSecuritySchemesSwagger2 reads Swagger 2.0 securityDefinitions (basic
-// and an API key in the query) with a document default and an operation
-// override; it also goes through the tool cache, whose restored tools
-// carry the same credentials.
+// and an API key in the query, whose name holds a dot and capitals, which
+// viper would have read as nesting and lowercased) with a document default
+// and an operation override; it also goes through the tool cache, whose
+// restored tools carry the same credentials.
 func TestSecuritySchemesSwagger2(t *testing.T) {
 	t.Parallel()
 	up := newRecordingUpstream(t)
@@ -266,10 +267,10 @@ func TestSecuritySchemesSwagger2(t *testing.T) {
 info: {title: s2, version: "1"}
 host: example.invalid
 securityDefinitions:
-  key: {type: apiKey, in: query, name: apikey}
+  Key.V2: {type: apiKey, in: query, name: apikey}
   admin: {type: basic}
   extra: {type: apiKey, in: header, name: X-Extra}
-security: [{key: []}]
+security: [{Key.V2: []}]
 paths:
   /items:
     get: {operationId: listItems, responses: {"200": {description: ok}}}
@@ -278,7 +279,7 @@ paths:
   /extra:
     get: {operationId: needsExtra, security: [{extra: []}], responses: {"200": {description: ok}}}
 `))
-	writeFile(t, cfg, []byte("upstream-auth:\n  schemes:\n    key: swagger-key-19ce\n    admin: {user: root, password: swagger-pass-77d0}\n"))
+	writeFile(t, cfg, []byte("upstream-auth:\n  schemes:\n    Key.V2: swagger-key-19ce\n    admin: {user: root, password: swagger-pass-77d0}\n"))
 	cache := filepath.Join(dir, "cache")
 	for round := range 2 { // built, then restored from the cache
 		for _, c := range []struct{ tool, path, query, authorization string }{
