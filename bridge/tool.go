@@ -418,7 +418,7 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	}
 
 	t.plan.Accept = acceptHeader(o)
-	t.plan.Headers = c.answerHeaders(o)
+	t.plan.Headers = answerHeaders(o, creds)
 	ann, retry := annotations(op)
 	t.retry = retry
 	title := op.Title
@@ -630,8 +630,9 @@ var hiddenAnswerHeaders = map[string]bool{
 // default responses (a pagination cursor, a total count, a rate limit's
 // remainder, an ETag to send back), and Link, which APIs page with
 // whether their spec says so or not (GitHub's does). Never one named like
-// a configured credential header.
-func (c *Catalog) answerHeaders(o *openapi3.Operation) []string {
+// a credential header the operation's requests carry (creds: the
+// catalog's and its security schemes').
+func answerHeaders(o *openapi3.Operation, creds request.Credentials) []string {
 	names := map[string]bool{"Link": true}
 	if o.Responses != nil {
 		for code, r := range o.Responses.Map() {
@@ -645,7 +646,7 @@ func (c *Catalog) answerHeaders(o *openapi3.Operation) []string {
 	}
 	out := make([]string, 0, len(names))
 	for _, name := range sortedKeys(names) {
-		if name == "" || hiddenAnswerHeaders[name] || strings.ContainsAny(name, " \t\r\n:") || c.credentialParam("header", name) {
+		if name == "" || hiddenAnswerHeaders[name] || strings.ContainsAny(name, " \t\r\n:") || credentialParam(creds, "header", name) {
 			continue
 		}
 		if len(out) == maxAnswerHeaders {
