@@ -102,8 +102,9 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 		sc := newSessionCaps(mcp.NewMemoryEventStore(nil),
 			newLimiter("stateful sessions", o.MaxSessions, o.MaxSessionsPerIdentity), log)
 		events, caps = sc, sc.wrap
-		hand = func(h http.Handler) http.Handler { return h } // see handOffHTTP
-		calls = nil                                           // go-sdk's session sees both messages
+		// No handoff (see handOffHTTP); an unknown session's 404 says why.
+		hand = sessionHint
+		calls = nil // go-sdk's session sees both messages
 	}
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		Stateless:           !o.Stateful,

@@ -218,7 +218,7 @@ func (h *sseHandler) serveMessage(w http.ResponseWriter, r *http.Request) {
 	sess := h.sessions[id]
 	h.mu.Unlock()
 	if sess == nil {
-		http.Error(w, "session not found", http.StatusNotFound)
+		http.Error(w, msgSSESessionNotFound, http.StatusNotFound)
 		return
 	}
 	if p, _ := principalFrom(r.Context()); sess.user != "" && p.id != sess.user {

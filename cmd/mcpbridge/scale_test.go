@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -94,4 +99,82 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// TestSessionsBehindNonStickyProxy runs two --stateful replicas behind a
+// round-robin proxy without session affinity, the misconfiguration the
+// README warns about: a request naming a session that the other replica
+// opened gets the transport's 404, and its body says why (the session may
+// live on another replica; sessions need affinity) instead of go-sdk's bare
+// "session not found", for streamable HTTP and for the legacy SSE
+// transport alike.
+func TestSessionsBehindNonStickyProxy(t *testing.T) {
+	t.Parallel()
+	up := newOpsUpstream(t)
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	writeFile(t, spec, opsSpec(nil, "opA"))
+	args := []string{"--spec", spec, "--all-operations", "--upstream", up.srv.URL, "--no-cache", "--stateful"}
+	r1 := startHTTPProc(t, "replica1", args...)
+	r2 := startHTTPProc(t, "replica2", args...)
+	var n atomic.Int64
+	backends := []*url.URL{mustURL(t, r1.base), mustURL(t, r2.base)}
+	lb := httptest.NewServer(&httputil.ReverseProxy{FlushInterval: -1, Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(backends[int(n.Add(1)-1)%2])
+		pr.Out.Host = pr.In.Host
+	}})
+	t.Cleanup(lb.Close)
+	hc := newHTTPClient(t)
+	post := func(path, session, body string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", lb.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp, string(data)
+	}
+	wantHint := func(what string, resp *http.Response, body, transport string) {
+		t.Helper()
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "another replica") || !strings.Contains(body, "session affinity") || !strings.Contains(body, transport) {
+			t.Errorf("%s: %d %q; want 404 saying the session may be on another replica and %s needs session affinity", what, resp.StatusCode, body, transport)
+		}
+	}
+
+	// Streamable HTTP: initialize lands on one replica, the next request on the other.
+	resp, _ := post("/mcp", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"lb","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize through the proxy: %d, session %q", resp.StatusCode, session)
+	}
+	resp, body := post("/mcp", session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	wantHint("stateful request on the other replica", resp, body, "stateful sessions")
+
+	// Legacy SSE: the stream opens on one replica, its message goes to the other.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", lb.URL+"/sse", nil)
+	stream, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	endpoint := ""
+	for sc := bufio.NewScanner(stream.Body); sc.Scan(); {
+		if rest, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			endpoint = rest
+			break
+		}
+	}
+	if !strings.HasPrefix(endpoint, "/messages?") {
+		t.Fatalf("SSE endpoint event %q", endpoint)
+	}
+	resp, body = post(endpoint, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"lb","version":"1"}}}`)
+	wantHint("SSE message on the other replica", resp, body, "SSE transport")
 }
