@@ -115,8 +115,11 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 		// A 2026-07-28 call whose client went away (or that shutdown
 		// force-closes) cancels its handler, and so its upstream request.
 		PropagateRequestCancellation: true,
+		// guard runs go-sdk's Host check on every route, with the
+		// --allowed-host names go-sdk cannot be told of.
+		DisableLocalhostProtection: len(o.AllowedHosts) > 0,
 	})
-	g := guard{origins: newOriginPolicy(o.AllowedOrigins, authn != nil), auth: authn, log: log}
+	g := guard{origins: newOriginPolicy(o.AllowedOrigins, authn != nil), hosts: newHostPolicy(o.AllowedHosts), auth: authn, log: log}
 
 	h.mux.Handle("/mcp", g.wrap(checkBody(o.MaxBodyBytes, o.MaxJSONDepth, o.Stateful, calls, h.streams.track(caps(keepAlive(o.KeepAlive, o.ReadTimeout, hand(streamable)))))))
 	h.mux.Handle(ssePath, g.wrap(keepAlive(o.KeepAlive, o.ReadTimeout, http.HandlerFunc(h.sse.serveStream))))
@@ -154,6 +157,7 @@ func logAuthOff(o HTTPOptions, log *zap.Logger) {
 // guard is the access control in front of every MCP route.
 type guard struct {
 	origins originPolicy
+	hosts   hostPolicy     // accepted besides loopback names on a loopback listener
 	auth    *authenticator // nil: auth off
 	log     *zap.Logger
 }
@@ -221,7 +225,7 @@ func (g guard) screened(next http.Handler) http.Handler {
 // screen runs the DNS-rebinding Host check, the Origin check and CORS. It
 // reports whether the request goes on; if not, it has been answered.
 func (g guard) screen(w http.ResponseWriter, r *http.Request) bool {
-	if !hostAllowed(r) {
+	if !hostAllowed(r, g.hosts) {
 		g.reject(r, "host not allowed on a loopback listener")
 		closeUnreadBody(w, r)
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)

@@ -69,6 +69,15 @@ type HTTPOptions struct {
 	// own host as both).
 	// Requests without an Origin header (non-browser clients) are not affected.
 	AllowedOrigins []string
+	// AllowedHosts lists Host header values ("mcp.example.com", or with a
+	// port, "mcp.example.com:443") a loopback listener accepts besides
+	// loopback names, for a bridge on 127.0.0.1 behind a reverse proxy on
+	// the same machine or pod that passes the client's Host on (Envoy,
+	// Caddy, Traefik, oauth2-proxy and nginx with proxy_set_header Host
+	// $host do). A name without a port matches any port. Empty: only
+	// loopback names, the DNS-rebinding check go-sdk applies. A listener
+	// that is not loopback checks no Host.
+	AllowedHosts []string
 	// JWKSURL turns on JWT bearer verification (RS*, PS*, ES*, EdDSA) against
 	// the keys published there. It requires JWTIssuer, and an audience
 	// (JWTAudience or ResourceURL).
@@ -274,6 +283,11 @@ func (o HTTPOptions) validate() error {
 			add("APIKeys[%d] is empty", i)
 		case strings.TrimSpace(k) != k:
 			add("APIKeys[%d] has leading or trailing white space", i)
+		}
+	}
+	for _, host := range o.AllowedHosts {
+		if _, err := normalizeHost(host); err != nil {
+			add("AllowedHosts (--allowed-host): %w", err)
 		}
 	}
 	for _, origin := range o.AllowedOrigins {

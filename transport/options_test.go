@@ -42,6 +42,9 @@ func TestOptionsValidation(t *testing.T) {
 		{"bad origins", transport.HTTPOptions{AllowedOrigins: []string{"example.com", "https://a.example/path", "*"}}, []string{
 			`origin "example.com"`, `origin "https://a.example/path"`, `origin "*"`,
 		}},
+		{"bad hosts", transport.HTTPOptions{AllowedHosts: []string{"mcp.example.com", "https://mcp.example.com", "a.example/path", "", "a b"}}, []string{
+			`host "https://mcp.example.com"`, `host "a.example/path"`, `host ""`, `host "a b"`,
+		}},
 		{"NoAuth with keys", transport.HTTPOptions{NoAuth: true, APIKeys: []string{"k"}}, []string{"NoAuth conflicts with APIKeys/JWKSURL"}},
 		{"JWKS without issuer or audience", transport.HTTPOptions{JWKSURL: "https://auth.example.com/jwks"}, []string{
 			"JWKSURL (--jwks-url) needs JWTIssuer (--jwt-issuer)", "needs JWTAudience (--jwt-audience) or ResourceURL (--resource-url)",

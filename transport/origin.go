@@ -91,10 +91,54 @@ func cors(w http.ResponseWriter, r *http.Request) (preflight bool) {
 	return true
 }
 
+// hostPolicy holds the Host values a loopback listener accepts besides
+// loopback names (HTTPOptions.AllowedHosts), normalized by normalizeHost.
+type hostPolicy map[string]bool
+
+func newHostPolicy(hosts []string) hostPolicy {
+	if len(hosts) == 0 {
+		return nil
+	}
+	p := make(hostPolicy, len(hosts))
+	for _, h := range hosts {
+		if n, err := normalizeHost(h); err == nil { // validated before
+			p[n] = true
+		}
+	}
+	return p
+}
+
+// allow reports whether host (a request's Host) is listed, whole or, for
+// an entry without a port, by its name.
+func (p hostPolicy) allow(host string) bool {
+	if len(p) == 0 {
+		return false
+	}
+	h := strings.ToLower(host)
+	if p[h] {
+		return true
+	}
+	name, _, err := net.SplitHostPort(h)
+	return err == nil && p[name]
+}
+
+// normalizeHost checks an AllowedHosts entry, a host name or address with
+// an optional port as a Host header carries it, and lower-cases it.
+func normalizeHost(h string) (string, error) {
+	if h == "" || strings.ContainsAny(h, "/@?# \t") {
+		return "", fmt.Errorf("host %q is not of the form host[:port]", h)
+	}
+	u, err := url.Parse("http://" + h)
+	if err != nil || u.Host != h || u.Hostname() == "" {
+		return "", fmt.Errorf("host %q is not of the form host[:port]", h)
+	}
+	return strings.ToLower(h), nil
+}
+
 // hostAllowed is the DNS-rebinding check go-sdk applies to /mcp, applied to
 // every MCP route: a request that reached a loopback listener must name a
-// loopback host.
-func hostAllowed(r *http.Request) bool {
+// loopback host, or one of hosts (--allowed-host).
+func hostAllowed(r *http.Request, hosts hostPolicy) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || local == nil {
 		return true
@@ -108,7 +152,7 @@ func hostAllowed(r *http.Request) bool {
 	} else if !isLoopbackHost(local.String()) {
 		return true
 	}
-	return isLoopbackHost(r.Host)
+	return isLoopbackHost(r.Host) || hosts.allow(r.Host)
 }
 
 // normalizeOrigin returns origin as lower-case scheme://host[:port], without

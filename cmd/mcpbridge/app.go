@@ -519,6 +519,7 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 		APIKeys:                  keys,
 		AllowAPIKeyHeader:        cfg.AllowAPIKeyHeader,
 		AllowedOrigins:           cfg.AllowedOrigins,
+		AllowedHosts:             cfg.AllowedHosts,
 		JWKSURL:                  cfg.JWKSURL,
 		JWTIssuer:                cfg.JWTIssuer,
 		JWTAudience:              cfg.JWTAudience,

@@ -109,6 +109,7 @@ type Config struct {
 	APIKeyFile           string        `mapstructure:"api-key-file"`
 	AllowAPIKeyHeader    bool          `mapstructure:"allow-x-api-key"`
 	AllowedOrigins       []string      `mapstructure:"allowed-origins"`
+	AllowedHosts         []string      `mapstructure:"allowed-hosts"`
 	JWKSURL              string        `mapstructure:"jwks-url"`
 	JWTIssuer            string        `mapstructure:"jwt-issuer"`
 	JWTAudience          string        `mapstructure:"jwt-audience"`
@@ -262,6 +263,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("api-key-file", "", "HTTP: file with one inbound API key per line")
 	fs.Bool("allow-x-api-key", false, "HTTP: also accept the key in an X-API-Key header")
 	fs.StringArray("allowed-origin", nil, "HTTP: allowed Origin (repeatable)")
+	fs.StringArray("allowed-host", nil, "HTTP: Host accepted on a loopback --listen besides loopback names, for a reverse proxy that passes the client's Host on (repeatable)")
 	fs.String("jwks-url", "", "HTTP: verify bearer JWTs against this JWKS URL")
 	fs.String("jwt-issuer", "", "HTTP: required JWT issuer")
 	fs.String("jwt-audience", "", "HTTP: required JWT audience (default: --resource-url)")
@@ -298,6 +300,7 @@ var flagKeys = map[string]string{
 	"redact-prefix":        "redact-prefixes",
 	"api-key":              "api-keys",
 	"allowed-origin":       "allowed-origins",
+	"allowed-host":         "allowed-hosts",
 	"authorization-server": "authorization-servers",
 	"structured-client":    "structured-clients",
 	"content-client":       "content-clients",

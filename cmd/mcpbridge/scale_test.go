@@ -178,3 +178,62 @@ func TestSessionsBehindNonStickyProxy(t *testing.T) {
 	resp, body = post(endpoint, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"lb","version":"1"}}}`)
 	wantHint("SSE message on the other replica", resp, body, "SSE transport")
 }
+
+// TestLoopbackBehindHostPreservingProxy: a bridge listening on 127.0.0.1
+// behind a reverse proxy on the same machine or pod (a sidecar's Envoy,
+// Caddy, oauth2-proxy...) that passes the client's Host on. Its DNS-
+// rebinding check refused every request, /ready included, with 403 and
+// nothing could be configured to serve it; --allowed-host names the public
+// host, which is then served on /mcp (go-sdk client), /sse and /ready,
+// while another Host still gets 403.
+func TestLoopbackBehindHostPreservingProxy(t *testing.T) {
+	t.Parallel()
+	up := newOpsUpstream(t)
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	writeFile(t, spec, opsSpec(nil, "opA"))
+	args := []string{"--spec", spec, "--all-operations", "--upstream", up.srv.URL, "--no-cache", "--api-key", "k1"}
+	behind := func(p *proc, host string) *httptest.Server {
+		target := mustURL(t, p.base)
+		lb := httptest.NewServer(&httputil.ReverseProxy{FlushInterval: -1, Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Host = host // the public name the client used
+		}})
+		t.Cleanup(lb.Close)
+		return lb
+	}
+	hc := &http.Client{Transport: bearer{"k1", http.DefaultTransport}}
+	get := func(url string) (int, string) {
+		t.Helper()
+		resp, err := hc.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.Header.Get("Content-Type") == "text/event-stream" {
+			line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+			return resp.StatusCode, line
+		}
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+
+	plain := behind(startHTTPProc(t, "no-allowed-host", args...), "mcp.example.com")
+	if status, body := get(plain.URL + "/ready"); status != http.StatusForbidden {
+		t.Errorf("without --allowed-host, /ready for Host mcp.example.com = %d %q; want the DNS-rebinding 403", status, body)
+	}
+
+	p := startHTTPProc(t, "allowed-host", append(args, "--allowed-host", "mcp.example.com")...)
+	lb := behind(p, "mcp.example.com")
+	if status, body := get(lb.URL + "/ready"); status != http.StatusOK {
+		t.Errorf("/ready through the proxy = %d %q; want 200", status, body)
+	}
+	if status, body := get(lb.URL + "/sse"); status != http.StatusOK || !strings.Contains(body, "endpoint") {
+		t.Errorf("/sse through the proxy = %d %q; want its endpoint event", status, body)
+	}
+	cs := connect(t, "through the Host-preserving proxy", mcp.NewClient(&mcp.Implementation{Name: "sidecar", Version: "1"}, nil),
+		&mcp.StreamableClientTransport{Endpoint: lb.URL + "/mcp", HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true})
+	wantCall(t, "allowed host", cs, "opA")
+	if status, body := get(behind(p, "evil.example.com").URL + "/ready"); status != http.StatusForbidden {
+		t.Errorf("a Host not listed = %d %q; want 403", status, body)
+	}
+}
