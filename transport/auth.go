@@ -31,6 +31,7 @@ type authError struct {
 // authenticator checks the inbound credential of every MCP request.
 type authenticator struct {
 	keys           [][sha256.Size]byte // digests of HTTPOptions.APIKeys
+	keyIDs         []string            // the caller each key is: api-key:NAME or api-key:N
 	allowKeyHeader bool
 	jwt            *jwtVerifier // nil without JWKSURL
 	resourceURL    string       // HTTPOptions.ResourceURL; "" derives it per request
@@ -47,8 +48,13 @@ func newAuthenticator(o HTTPOptions, jwt *jwtVerifier) *authenticator {
 		resourceURL:    o.ResourceURL,
 		advertise:      o.advertiseOAuth(),
 	}
-	for _, k := range o.APIKeys {
+	for i, k := range o.APIKeys {
 		a.keys = append(a.keys, sha256.Sum256([]byte(k)))
+		id := fmt.Sprintf("api-key:%d", i)
+		if i < len(o.APIKeyNames) && o.APIKeyNames[i] != "" {
+			id = "api-key:" + o.APIKeyNames[i]
+		}
+		a.keyIDs = append(a.keyIDs, id)
 	}
 	a.bind = auth.RequireBearerToken(principalTokenInfo, &auth.RequireBearerTokenOptions{
 		AllowMissingExpiration: true,      // API keys do not expire
@@ -100,7 +106,7 @@ func (a *authenticator) matchKey(candidate string) (principal, bool) {
 	if match < 0 {
 		return principal{}, false
 	}
-	return principal{id: fmt.Sprintf("api-key:%d", match)}, true
+	return principal{id: a.keyIDs[match]}, true
 }
 
 // challenge answers 401 with the RFC 6750 WWW-Authenticate header. It names

@@ -59,6 +59,12 @@ type HTTPOptions struct {
 	// "Authorization: Bearer KEY" (or X-API-Key when AllowAPIKeyHeader).
 	// They are kept only as SHA-256 digests and compared in constant time.
 	APIKeys []string
+	// APIKeyNames name the keys of APIKeys, by position (shorter or ""
+	// entries: unnamed). A named key's caller is "api-key:NAME", whatever
+	// its place; an unnamed one's is "api-key:N", its index in APIKeys,
+	// which a key removed before it shifts, handing its access rules and
+	// quota to the next.
+	APIKeyNames []string
 	// AllowAPIKeyHeader also accepts an API key in the X-API-Key header.
 	AllowAPIKeyHeader bool
 	// AllowedOrigins lists the browser origins ("https://app.example.com")
@@ -285,6 +291,17 @@ func (o HTTPOptions) validate() error {
 			add("APIKeys[%d] has leading or trailing white space", i)
 		}
 	}
+	seen := map[string]bool{}
+	for i, name := range o.APIKeyNames {
+		switch {
+		case name == "":
+		case !validKeyName(name):
+			add("APIKeyNames[%d] %q is not a key name: 1 to 64 letters, digits, '_', '-' or '.', not all digits (api-key:N names the unnamed N-th key)", i, name)
+		case seen[name]:
+			add("APIKeyNames[%d]: two keys are named %q", i, name)
+		}
+		seen[name] = true
+	}
 	for _, host := range o.AllowedHosts {
 		if _, err := normalizeHost(host); err != nil {
 			add("AllowedHosts (--allowed-host): %w", err)
@@ -346,4 +363,24 @@ func checkHTTPURL(raw string, httpsUnlessLoopback bool) error {
 		return fmt.Errorf("%q must use https (plain http only on loopback)", raw)
 	}
 	return nil
+}
+
+// validKeyName reports whether name may name an inbound key (api-key:NAME):
+// 1 to 64 of [A-Za-z0-9_.-], not all digits, which would read as the
+// position of an unnamed key.
+func validKeyName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	digits := true
+	for _, c := range name {
+		switch {
+		case c >= '0' && c <= '9':
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c == '-', c == '.':
+			digits = false
+		default:
+			return false
+		}
+	}
+	return !digits
 }

@@ -476,15 +476,28 @@ func (a *app) serveBuilt(ctx context.Context, bt *built, upstream string) error 
 func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOptions, error) {
 	cfg := a.cfg
 	keys := append([]string(nil), cfg.APIKeys...)
+	names := make([]string, len(keys))
 	if cfg.APIKeyFile != "" {
 		data, err := os.ReadFile(cfg.APIKeyFile)
 		if err != nil {
 			return transport.HTTPOptions{}, fmt.Errorf("reading --api-key-file: %w", err)
 		}
 		n := len(keys)
-		for _, line := range strings.Split(string(data), "\n") {
-			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-				keys = append(keys, line)
+		for i, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			// KEY, or NAME KEY: a named key is the caller api-key:NAME
+			// wherever it stands in the file.
+			switch f := strings.Fields(line); len(f) {
+			case 1:
+				keys, names = append(keys, f[0]), append(names, "")
+			case 2:
+				keys, names = append(keys, f[1]), append(names, f[0])
+			default:
+				// The line's content is a secret: only its place is told.
+				return transport.HTTPOptions{}, fmt.Errorf("--api-key-file %s line %d: %d words; a line is KEY or NAME KEY (# starts a comment)", cfg.APIKeyFile, i+1, len(f))
 			}
 		}
 		if len(keys) == n {
@@ -492,6 +505,9 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 			// a proxy, say) the bridge would serve everyone unauthenticated.
 			return transport.HTTPOptions{}, fmt.Errorf("--api-key-file %s holds no key (one per line, # starts a comment): refusing to serve without the inbound auth it asks for", cfg.APIKeyFile)
 		}
+	}
+	if n := countEmpty(names); len(keys) > 1 && n > 0 {
+		a.log.Warn("inbound API keys without a name are named by their position (api-key:0, api-key:1...): removing one renames every key after it, which then gets the access rules and quota of its new name; name them in --api-key-file, one NAME KEY per line", zap.Int("unnamed", n), zap.Int("keys", len(keys)))
 	}
 	// Status reads the catalog being served: /ready turns 200 when a
 	// degraded start recovers, and the tool count follows reloads.
@@ -517,6 +533,7 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 		Stateful:                 cfg.Stateful,
 		SessionTimeout:           cfg.SessionTimeout,
 		APIKeys:                  keys,
+		APIKeyNames:              names,
 		AllowAPIKeyHeader:        cfg.AllowAPIKeyHeader,
 		AllowedOrigins:           cfg.AllowedOrigins,
 		AllowedHosts:             cfg.AllowedHosts,
@@ -810,3 +827,14 @@ func (e *redactedError) Unwrap() error { return e.err }
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// countEmpty is the number of empty strings in s.
+func countEmpty(s []string) int {
+	n := 0
+	for _, v := range s {
+		if v == "" {
+			n++
+		}
+	}
+	return n
+}
