@@ -33,8 +33,9 @@ type Options struct {
 	Retries int
 	// RetryWaitMin and RetryWaitMax bound the exponential backoff between
 	// attempts; zeros mean 100ms and 5s. A Retry-After header on 429/503
-	// takes precedence, but a wait longer than the call's remaining deadline
-	// is not attempted: the upstream's answer is returned instead.
+	// takes precedence. A wait (backoff or Retry-After) longer than the
+	// call's remaining deadline is not attempted: the last answer (or
+	// transport error) is returned at once instead of a timeout.
 	RetryWaitMin, RetryWaitMax time.Duration
 	// MaxIdleConnsPerHost sizes the keep-alive pool; 0 means 64.
 	MaxIdleConnsPerHost int
@@ -70,8 +71,19 @@ func WithAttempts(ctx context.Context, n *atomic.Int32) context.Context {
 }
 
 func retryAllowed(ctx context.Context) bool {
-	v, _ := ctx.Value(retryKey{}).(bool)
-	return v
+	switch v := ctx.Value(retryKey{}).(type) {
+	case bool:
+		return v
+	case *retryState:
+		return true
+	}
+	return false
+}
+
+// retryState is the retry loop's position in one call, under retryKey in
+// the context of a request the retrying client sends.
+type retryState struct {
+	attempt int // 0 for the first
 }
 
 // New returns the HTTP client the bridge uses toward the
@@ -100,7 +112,12 @@ func New(opts Options) Doer {
 		rt = opts.Transport(tr)
 	}
 	rc := retryablehttp.NewClient()
-	rc.HTTPClient = &http.Client{Transport: rt}
+	// go-retryablehttp calls CloseIdleConnections on its client whenever
+	// a retried call ends in failure or is cancelled while waiting: on the
+	// shared transport that would drop every caller's keep-alive
+	// connections because one endpoint kept answering 503. Its client sees
+	// a transport without that method.
+	rc.HTTPClient = &http.Client{Transport: keepIdle{rt}}
 	rc.Logger = nil // never the library's default stderr logger
 	rc.RetryMax = opts.Retries
 	switch {
@@ -117,9 +134,14 @@ func New(opts Options) Doer {
 	if rc.RetryWaitMax == 0 {
 		rc.RetryWaitMax = 5 * time.Second
 	}
-	rc.CheckRetry = checkRetry
+	p := policy{min: rc.RetryWaitMin, max: rc.RetryWaitMax}
+	rc.CheckRetry = p.checkRetry
+	rc.Backoff = p.backoff
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
+		if st, ok := req.Context().Value(retryKey{}).(*retryState); ok {
+			st.attempt = attempt
+		}
 		if n, ok := req.Context().Value(attemptsKey{}).(*atomic.Int32); ok {
 			n.Store(int32(attempt + 1))
 		}
@@ -128,7 +150,8 @@ func New(opts Options) Doer {
 		}
 	}
 	rc.HTTPClient.CheckRedirect = SameOriginRedirects
-	return &upstreamClient{direct: rc.HTTPClient, retrying: rc}
+	direct := &http.Client{Transport: rt, CheckRedirect: SameOriginRedirects}
+	return &upstreamClient{direct: direct, retrying: rc}
 }
 
 // SameOriginRedirects follows at most 5 redirects, and only within the
@@ -163,10 +186,16 @@ type upstreamClient struct {
 	retrying *retryablehttp.Client
 }
 
+// keepIdle is a RoundTripper without CloseIdleConnections.
+type keepIdle struct{ http.RoundTripper }
+
 func (c *upstreamClient) Do(req *http.Request) (*http.Response, error) {
 	if !retryAllowed(req.Context()) {
 		return c.direct.Do(req)
 	}
+	// The call's own retry state: which attempt is out, for the policy
+	// to know the backoff that would follow it.
+	req = req.WithContext(context.WithValue(req.Context(), retryKey{}, &retryState{}))
 	rreq, err := retryablehttp.FromRequest(req)
 	if err != nil {
 		return nil, err
@@ -174,8 +203,15 @@ func (c *upstreamClient) Do(req *http.Request) (*http.Response, error) {
 	return c.retrying.Do(rreq)
 }
 
-// checkRetry is the idempotent-only retry policy.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+// policy is the idempotent-only retry policy and its backoff.
+type policy struct{ min, max time.Duration }
+
+// checkRetry says whether to send the request again: only a request marked
+// retryable, after a transport failure that another try may not meet again
+// or a 429/502/503/504, and only when the wait before the next attempt
+// ends within the call's deadline (else the answer or error in hand is
+// returned now, not a timeout once the deadline has passed).
+func (p policy) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil || !retryAllowed(ctx) {
 		return false, nil
 	}
@@ -183,19 +219,44 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		// A transport failure (refused, reset, EOF mid-response): the
 		// request is idempotent, so trying again is safe; an answer that
 		// is not HTTP will not be on the next try either.
-		return !malformed(err), nil
+		if malformed(err) {
+			return false, nil
+		}
+	} else {
+		switch resp.StatusCode {
+		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		default:
+			return false, nil
+		}
 	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-	default:
-		return false, nil
-	}
-	if wait, ok := retryAfter(resp); ok {
-		if dl, has := ctx.Deadline(); has && time.Until(dl) < wait {
+	if dl, has := ctx.Deadline(); has {
+		attempt := 0
+		if st, ok := ctx.Value(retryKey{}).(*retryState); ok {
+			attempt = st.attempt
+		}
+		if time.Until(dl) < p.backoff(p.min, p.max, attempt, resp) {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// backoff is the wait before the attempt after attempt (0 for the first):
+// a 429's or 503's Retry-After, else min doubled per attempt up to max.
+func (p policy) backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if wait, ok := retryAfter(resp); ok {
+			return wait
+		}
+	}
+	wait := lo
+	for range attempt {
+		if wait >= hi/2 {
+			return hi
+		}
+		wait *= 2
+	}
+	return min(wait, hi)
 }
 
 func retryAfter(resp *http.Response) (time.Duration, bool) {
@@ -207,7 +268,7 @@ func retryAfter(resp *http.Response) (time.Duration, bool) {
 		return time.Duration(s) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return time.Until(t), true
+		return max(0, time.Until(t)), true
 	}
 	return 0, false
 }
