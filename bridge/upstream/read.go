@@ -4,9 +4,13 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"strings"
 )
 
@@ -54,6 +58,22 @@ func FailureKind(err error) string {
 		errors.Is(err, zlib.ErrChecksum) || errors.Is(err, zlib.ErrHeader) || errors.Is(err, zlib.ErrDictionary) {
 		return ErrCorrupt.Error()
 	}
+	if k := tlsFailure(err); k != "" {
+		return k
+	}
+	var pe *ProxyError
+	if errors.As(err, &pe) {
+		if pe.StatusCode == http.StatusProxyAuthRequired {
+			return pe.Error() + " (the proxy's credentials: userinfo in HTTPS_PROXY)"
+		}
+		return pe.Error()
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "proxyconnect" {
+		// A failure to reach the proxy (HTTP_PROXY, HTTPS_PROXY), which
+		// net/http words as the upstream's own.
+		return "cannot reach the proxy (HTTP_PROXY/HTTPS_PROXY): " + FailureKind(op.Err)
+	}
 	s := err.Error()
 	switch {
 	case malformed(err):
@@ -66,14 +86,57 @@ func FailureKind(err error) string {
 		return "host not found"
 	case strings.Contains(s, "EOF"):
 		return "the upstream closed the connection"
-	case strings.Contains(s, "certificate signed by unknown authority") || strings.Contains(s, "x509: certificate"):
-		return "the upstream's TLS certificate is not trusted (a private CA? see --upstream-ca-file)"
-	case strings.Contains(s, "tls") || strings.Contains(s, "x509"):
-		return "TLS handshake failed (a client certificate? see --upstream-client-cert)"
+	case strings.Contains(s, "tls: ") || strings.Contains(s, "x509: "):
+		return "TLS handshake failed"
 	case strings.Contains(s, "timeout"):
 		return "timed out"
 	}
 	return "transport error"
+}
+
+// tlsFailure names a TLS failure by its type ("" for another error): the
+// upstream's certificate (untrusted, expired, for another host) or the
+// upstream's refusal of the handshake (a TLS alert: a client certificate
+// missing or refused).
+func tlsFailure(err error) string {
+	var (
+		host    x509.HostnameError
+		invalid x509.CertificateInvalidError
+		unknown x509.UnknownAuthorityError
+		remote  *net.OpError
+		verify  *tls.CertificateVerificationError
+	)
+	switch {
+	case errors.As(err, &host):
+		return "the upstream's TLS certificate is not valid for its host name (is --upstream the name the certificate was issued for?)"
+	case errors.As(err, &invalid):
+		if invalid.Reason == x509.Expired {
+			return "the upstream's TLS certificate has expired or is not yet valid"
+		}
+		return "the upstream's TLS certificate is invalid"
+	case errors.As(err, &unknown):
+		return "the upstream's TLS certificate is not trusted (a private CA? see --upstream-ca-file)"
+	case errors.As(err, &verify):
+		return "the upstream's TLS certificate is not trusted"
+	case errors.As(err, &remote) && remote.Op == "remote error":
+		// A TLS alert from the upstream ("tls: certificate required",
+		// "tls: bad certificate", "tls: unknown certificate authority").
+		msg := "the upstream refused the TLS handshake (" + remote.Err.Error() + ")"
+		if a := remote.Err.Error(); strings.Contains(a, "certificate") || strings.Contains(a, "unknown ca") {
+			msg += "; a client certificate? see --upstream-client-cert"
+		}
+		return msg
+	}
+	return ""
+}
+
+// permanent reports a transport failure that another attempt will meet
+// again: an answer that is not HTTP, a certificate the bridge refuses or a
+// handshake the upstream refuses, a proxy that refuses the tunnel with a
+// 4xx (its 5xx, the upstream out of its reach, may pass).
+func permanent(err error) bool {
+	var pe *ProxyError
+	return malformed(err) || tlsFailure(err) != "" || errors.As(err, &pe) && pe.StatusCode < 500
 }
 
 // ReadPrefix reads at most max bytes of r; truncated reports that r had

@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/tls"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -107,6 +108,7 @@ func New(opts Options) Doer {
 		tr.MaxIdleConnsPerHost = 64
 	}
 	tr.ResponseHeaderTimeout = 0 // the per-call context deadline bounds it
+	tr.OnProxyConnectResponse = proxyRefused
 	var rt http.RoundTripper = tr
 	if opts.Transport != nil {
 		rt = opts.Transport(tr)
@@ -186,6 +188,21 @@ type upstreamClient struct {
 	retrying *retryablehttp.Client
 }
 
+// ProxyError is a proxy's refusal of the CONNECT tunnel to an https
+// upstream (HTTPS_PROXY): net/http says only the status text.
+type ProxyError struct{ StatusCode int }
+
+func (e *ProxyError) Error() string {
+	return "the proxy refused the tunnel to the upstream: HTTP " + strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode)
+}
+
+func proxyRefused(_ context.Context, _ *url.URL, _ *http.Request, resp *http.Response) error {
+	if resp.StatusCode != http.StatusOK {
+		return &ProxyError{StatusCode: resp.StatusCode}
+	}
+	return nil
+}
+
 // keepIdle is a RoundTripper without CloseIdleConnections.
 type keepIdle struct{ http.RoundTripper }
 
@@ -218,8 +235,9 @@ func (p policy) checkRetry(ctx context.Context, resp *http.Response, err error) 
 	if err != nil {
 		// A transport failure (refused, reset, EOF mid-response): the
 		// request is idempotent, so trying again is safe; an answer that
-		// is not HTTP will not be on the next try either.
-		if malformed(err) {
+		// is not HTTP, a certificate the bridge refuses or a proxy that
+		// refuses it will be the same on the next try.
+		if permanent(err) {
 			return false, nil
 		}
 	} else {
