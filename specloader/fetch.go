@@ -112,7 +112,7 @@ func (s *session) httpClient() *http.Client {
 		}
 		c.Transport = &checkedTransport{next: rt, g: s.guard}
 	} else {
-		s.own = &splitTransport{root: newTransport(s.guard), refs: newTransport(s.guard)}
+		s.own = &splitTransport{root: newTransport(s.guard, s.opts.TLS), refs: newTransport(s.guard, s.opts.TLS)}
 		c.Transport = s.own
 	}
 	next := c.CheckRedirect

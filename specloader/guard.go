@@ -2,6 +2,7 @@ package specloader
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -388,8 +389,9 @@ func (t *checkedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 }
 
 // newTransport returns the transport of a session's own client: the
-// default transport's settings with the guard's dialer and proxy choice.
-func newTransport(g *dialGuard) *http.Transport {
+// default transport's settings with the guard's dialer and proxy choice,
+// and conf (nil: the system roots) for TLS.
+func newTransport(g *dialGuard, conf *tls.Config) *http.Transport {
 	var t *http.Transport
 	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
 		t = dt.Clone()
@@ -399,6 +401,9 @@ func newTransport(g *dialGuard) *http.Transport {
 	t.Proxy = g.proxyFor
 	t.DialContext = g.DialContext
 	t.DialTLSContext = nil
+	if conf != nil {
+		t.TLSClientConfig = conf.Clone()
+	}
 	return t
 }
 

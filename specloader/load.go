@@ -3,6 +3,7 @@ package specloader
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"net/http"
@@ -87,6 +88,12 @@ type Options struct {
 	// rebinding can defeat: prefer nil, or a client whose dialer refuses
 	// link-local and private addresses itself.
 	Client *http.Client
+
+	// TLS configures the connections of the loader's own client (a
+	// private CA bundle, a client certificate): a spec served by an
+	// upstream behind a private CA or mTLS. nil means the system roots.
+	// Not used with Client.
+	TLS *tls.Config
 
 	// Keep, when set, says which operations under the document's paths the
 	// caller needs, so that the loader builds the model of those only.

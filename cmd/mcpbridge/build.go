@@ -355,6 +355,9 @@ func checkServerVars(vars map[string]string, root openapi3.Servers, ops []whitel
 func (a *app) loaderOptions() specloader.Options {
 	cfg := a.cfg
 	lopts := specloader.Options{MaxBytes: cfg.SpecMaxBytes, Timeout: cfg.SpecTimeout, Strict: cfg.Strict, AllowOrigins: cfg.SpecAllowOrigins}
+	// A spec served by the upstream itself sits behind the same private
+	// CA or mTLS as its calls.
+	lopts.TLS, _ = cfg.upstreamTLS() // Validate already reported its errors
 	if len(cfg.SpecHeaders) > 0 {
 		lopts.Header = map[string][]string{}
 		for k, v := range parseHeaders(cfg.SpecHeaders) {
