@@ -8,6 +8,7 @@ package upstream
 import (
 	"context"
 	"crypto/tls"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -282,8 +283,10 @@ func retryAfter(resp *http.Response) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second, true
+	if s, err := strconv.ParseUint(v, 10, 64); err == nil {
+		// Seconds past what a Duration holds (292 years) would wrap
+		// negative: a retry at once of an upstream that asked for none.
+		return time.Duration(min(s, uint64(math.MaxInt64/time.Second))) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(0, time.Until(t)), true

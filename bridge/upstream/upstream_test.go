@@ -109,6 +109,9 @@ func TestUpstreamRetries(t *testing.T) {
 			return
 		case http.StatusTooManyRequests:
 			w.Header().Set("Retry-After", "30")
+		case http.StatusServiceUnavailable + 1000: // 503 asking for 292 years and more
+			w.Header().Set("Retry-After", "9223372037")
+			status = http.StatusServiceUnavailable
 		}
 		w.WriteHeader(status)
 		fmt.Fprintf(w, "status %d", status)
@@ -132,6 +135,7 @@ func TestUpstreamRetries(t *testing.T) {
 		{name: "404 is final", method: "GET", retry: true, plan: []int{404}, wantStatus: 404, wantHits: 1, wantAttempts: 1},
 		{name: "body resent", method: "PUT", body: `{"name":"x"}`, retry: true, plan: []int{502}, wantStatus: 200, wantHits: 2, wantAttempts: 2},
 		{name: "Retry-After past the deadline", method: "GET", retry: true, plan: []int{429}, timeout: time.Second, wantStatus: 429, wantHits: 1, wantAttempts: 1},
+		{name: "Retry-After past a Duration", method: "GET", retry: true, plan: []int{1503}, timeout: time.Second, wantStatus: 503, wantHits: 1, wantAttempts: 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// A client of its own: the first request goes on a new
