@@ -6,12 +6,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/mcpbridge/mcpbridge/bridge"
+	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 	"github.com/mcpbridge/mcpbridge/specloader"
 	"github.com/mcpbridge/mcpbridge/whitelist"
 )
@@ -60,6 +62,54 @@ paths:
 	entries := logs.FilterMessage("bad tool arguments").All()
 	if len(entries) != 1 {
 		t.Fatalf("%d bad tool arguments lines, want 1", len(entries))
+	}
+	for _, e := range logs.All() {
+		if line := fmt.Sprint(e.Message, e.ContextMap()); strings.Contains(line, secret) {
+			t.Errorf("a log line carries the argument value: %s", line)
+		}
+	}
+}
+
+// TestRetryLogNoValue: a retried call's debug lines carry no argument value
+// (a path parameter is one): the URL's path was logged on every retry.
+func TestRetryLogNoValue(t *testing.T) {
+	const secret = "alice.secret@corp.example"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(up.Close)
+	const src = `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /users/{email}:
+    get:
+      operationId: getUser
+      parameters:
+        - {name: email, in: path, required: true, schema: {type: string}}
+      responses: {"200": {description: ok}}
+`
+	res, err := specloader.LoadData(t.Context(), []byte(src), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zap.DebugLevel)
+	log := zap.New(core)
+	client := upstream.New(upstream.Options{RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond, Logger: log})
+	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: client, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, cat)
+	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "getUser", Arguments: map[string]any{"email": secret}})
+	if err != nil || !r.IsError {
+		t.Fatalf("call: %v %+v; want an isError result", err, r)
+	}
+	if n := len(logs.FilterMessage("retrying upstream request").All()); n != 2 {
+		t.Errorf("%d retry lines, want 2", n)
 	}
 	for _, e := range logs.All() {
 		if line := fmt.Sprint(e.Message, e.ContextMap()); strings.Contains(line, secret) {

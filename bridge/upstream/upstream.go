@@ -149,7 +149,10 @@ func New(opts Options) Doer {
 			n.Store(int32(attempt + 1))
 		}
 		if attempt > 0 {
-			log.Debug("retrying upstream request", zap.String("method", req.Method), zap.String("path", req.URL.Path), zap.Int("attempt", attempt))
+			// Not the URL's path or query: they carry the call's argument
+			// values, which logs hold only with --log-arguments (the usage
+			// record names the tool and counts its retries).
+			log.Debug("retrying upstream request", zap.String("method", req.Method), zap.String("host", req.URL.Host), zap.Int("attempt", attempt))
 		}
 	}
 	rc.HTTPClient.CheckRedirect = SameOriginRedirects
