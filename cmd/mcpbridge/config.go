@@ -182,6 +182,24 @@ type OAuth2 struct {
 	ClientID     string   `mapstructure:"clientID"`
 	ClientSecret string   `mapstructure:"clientSecret"`
 	Scopes       []string `mapstructure:"scopes"`
+	// Audience and Resource go to the token endpoint as the audience
+	// (Auth0, Okta's custom servers) and resource (RFC 8707; Entra ID's
+	// v1 endpoint) parameters: without the one it wants, such an endpoint
+	// refuses the grant or issues a token the API refuses.
+	Audience string `mapstructure:"audience"`
+	Resource string `mapstructure:"resource"`
+}
+
+// checkResource refuses a resource that RFC 8707 does not allow: it must
+// be an absolute URI without a fragment.
+func (o OAuth2) checkResource() error {
+	if o.Resource == "" {
+		return nil
+	}
+	if u, err := url.Parse(o.Resource); err != nil || !u.IsAbs() || u.Fragment != "" || strings.Contains(o.Resource, "#") {
+		return fmt.Errorf("%q must be an absolute URI without a fragment (RFC 8707)", o.Resource)
+	}
+	return nil
 }
 
 // on reports whether the grant is configured.
@@ -754,6 +772,9 @@ func (c *Config) Validate(cmd string) error {
 		if c.UpstreamToken != "" || c.UpstreamAuth.BasicUser != "" {
 			add("upstream-auth.oauth2 conflicts with --upstream-token and basic auth: choose one")
 		}
+		if err := o.checkResource(); err != nil {
+			add("upstream-auth.oauth2.resource: %v", err)
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.UpstreamAuth.Schemes)) {
 		s := c.UpstreamAuth.Schemes[name]
@@ -772,6 +793,9 @@ func (c *Config) Validate(cmd string) error {
 			}
 			if o.ClientID == "" || o.ClientSecret == "" {
 				add("%s.oauth2 needs clientID and clientSecret", where)
+			}
+			if err := o.checkResource(); err != nil {
+				add("%s.oauth2.resource: %v", where, err)
 			}
 		}
 		switch {

@@ -20,7 +20,7 @@ var caseMaps = []string{"server-variables", "upstream-auth.query", "upstream-aut
 // oauth2Keys those of its oauth2 grant (as Config's tags say).
 var (
 	schemeKeys = []string{"value", "user", "password", "oauth2"}
-	oauth2Keys = []string{"tokenURL", "clientID", "clientSecret", "scopes"}
+	oauth2Keys = []string{"tokenURL", "clientID", "clientSecret", "scopes", "audience", "resource"}
 )
 
 // fileSchemes reads upstream-auth.schemes from the config file data as
@@ -78,7 +78,7 @@ func fileSchemes(data []byte) (map[string]SchemeAuth, error) {
 				if err != nil {
 					return nil, err
 				}
-				s.OAuth2 = OAuth2{TokenURL: g["tokenURL"], ClientID: g["clientID"], ClientSecret: g["clientSecret"]}
+				s.OAuth2 = OAuth2{TokenURL: g["tokenURL"], ClientID: g["clientID"], ClientSecret: g["clientSecret"], Audience: g["audience"], Resource: g["resource"]}
 				if sc := yamlChild(o, "scopes"); sc != nil {
 					switch sc.Kind {
 					case yaml.SequenceNode:

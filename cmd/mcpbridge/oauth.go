@@ -113,7 +113,7 @@ func (a *app) newOAuthGrant(o OAuth2, key string, tlsConf *tls.Config) *oauthGra
 		log.Warn("the OAuth2 client secret will travel unencrypted: the token URL is plain http on a non-loopback host; use https", fields...)
 	}
 	return &oauthGrant{
-		conf: clientcredentials.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: o.TokenURL, Scopes: o.Scopes},
+		conf: clientcredentials.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: o.TokenURL, Scopes: o.Scopes, EndpointParams: o.endpointParams()},
 		// The fetch's context bounds every request; the client adds no
 		// limit of its own. A redirect to another origin is not followed:
 		// Go's client would post the form again there, the client secret
@@ -387,4 +387,20 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// endpointParams are the token request's parameters besides the grant's
+// own: audience and resource, when set (nil when neither is).
+func (o OAuth2) endpointParams() url.Values {
+	if o.Audience == "" && o.Resource == "" {
+		return nil
+	}
+	v := url.Values{}
+	if o.Audience != "" {
+		v.Set("audience", o.Audience)
+	}
+	if o.Resource != "" {
+		v.Set("resource", o.Resource)
+	}
+	return v
 }

@@ -28,6 +28,11 @@ func TestUpstreamOAuth2(t *testing.T) {
 		if !ok {
 			id, sec = r.Form.Get("client_id"), r.Form.Get("client_secret")
 		}
+		if r.Form.Get("audience") != "https://api.example.com/" || r.Form.Get("resource") != "https://api.example.com/v1" {
+			// Auth0 refuses a grant without the audience it wants.
+			http.Error(w, `{"error":"access_denied","error_description":"no audience"}`, http.StatusForbidden)
+			return
+		}
 		if id != "bridge" || sec != secret {
 			http.Error(w, "bad client", http.StatusUnauthorized)
 			return
@@ -48,7 +53,7 @@ func TestUpstreamOAuth2(t *testing.T) {
 	defer api.Close()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("upstream-auth:\n  oauth2:\n    tokenURL: %s/token\n    clientID: bridge\n    clientSecret: %s\n    scopes: [read]\n", tokens.URL, secret)), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("upstream-auth:\n  oauth2:\n    tokenURL: %s/token\n    clientID: bridge\n    clientSecret: %s\n    scopes: [read]\n    audience: https://api.example.com/\n    resource: https://api.example.com/v1\n", tokens.URL, secret)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -69,5 +74,22 @@ func TestUpstreamOAuth2(t *testing.T) {
 	}
 	if grants.Load() != 2 { // one process per call: one grant each
 		t.Errorf("token endpoint hit %d times; want 2 (one per process)", grants.Load())
+	}
+}
+
+// TestUpstreamOAuth2ResourceChecked: a resource parameter RFC 8707 does
+// not allow (relative, or with a fragment) stops the start, named.
+func TestUpstreamOAuth2ResourceChecked(t *testing.T) {
+	for _, res := range []string{"api/v1", "https://api.example.com/v1#frag"} {
+		cfg := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(cfg, []byte("upstream-auth:\n  oauth2:\n    tokenURL: https://auth.example.com/token\n    clientID: bridge\n    clientSecret: s3cret-value\n    resource: \""+res+"\"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		err := run(t.Context(), []string{"call", "getItem", "--args", `{"itemId":"1"}`, "--config", cfg,
+			"--spec", "testdata/e2e.yaml", "--whitelist", "testdata/e2e-whitelist.yaml", "--upstream", "http://127.0.0.1:9/api", "--no-cache"}, nil, &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), "upstream-auth.oauth2.resource") || !strings.Contains(err.Error(), "RFC 8707") {
+			t.Errorf("resource %q: err = %v; want it refused", res, err)
+		}
 	}
 }
