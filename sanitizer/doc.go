@@ -102,6 +102,19 @@
 //     [A-Za-z0-9]; github_pat_ then 16 or more of [A-Za-z0-9_]
 //   - Slack tokens: xoxb-, xoxa-, xoxp-, xoxr- or xoxs- then 8 or more of
 //     [A-Za-z0-9-]
+//   - Stripe secret and restricted keys: sk_live_, sk_test_, rk_live_ or
+//     rk_test_ then 16 or more of [A-Za-z0-9]; Google API keys: AIza then
+//     exactly 35 of [A-Za-z0-9_-]; npm tokens: npm_ then exactly 36 of
+//     [A-Za-z0-9]; GitLab personal access tokens: glpat- then 20 or more
+//     of [A-Za-z0-9_-]
+//   - Pairs after '?', '&', '#' or ';' (spaces allowed after ';'): the
+//     value of "NAME=value" when NAME is a sensitive key, up to '&', '#',
+//     ';', ',', white space, a control byte, a quote, '<', '>', '\' or
+//     ')': a URL's query or fragment ("?access_token=...",
+//     "#access_token=...", "&amp;api_key=..." in HTML), a cookie list, a
+//     connection string (";Password=...;", ";AccountKey=..."). Only the
+//     value is masked; names the key rule leaves alone (cursor,
+//     nextPageToken, sig, X-Amz-Signature, key) keep their values.
 //   - [Rules.Prefixes]: the prefix then 8 or more of [A-Za-z0-9_.-]
 //   - [Rules.Secrets]: the exact value, anywhere, and the forms New derives
 //     from it once: URL-escaped (as url.QueryEscape and url.PathEscape
@@ -121,9 +134,9 @@
 //     after each [Secrets.Add].
 //   - [Rules.Patterns]: every match of the regular expression.
 //
-// The sk-, AWS, GitHub and Slack forms must start a word: the byte before
-// them must not be an ASCII letter, a digit or ']', so "task-management-..."
-// is not an sk- key. JWTs, Bearer tokens, configured prefixes and secrets
+// The sk-, AWS, GitHub, Slack, Stripe, Google, npm and GitLab forms must
+// start a word: the byte before them must not be an ASCII letter, a digit
+// or ']', so "task-management-..." is not an sk- key. JWTs, Bearer tokens, configured prefixes and secrets
 // match anywhere. Overlapping or touching matches become one [Mask].
 //
 // # MASKED:

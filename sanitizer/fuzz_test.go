@@ -23,6 +23,8 @@ var fuzzSeeds = []string{
 	"[\"\xff\\n\\ud800 " + secret + "\"]",
 	` { "a" : [ true , false ] } `, `{"a":1}x`, `[1,]`, `"\x"`, "\"\x01\"", `01`, `{"a"`, `"\ud83d\ude00"`,
 	"Authorization: Bearer " + jwt + "\n" + secret + " " + pemKey,
+	`{"u":"https://x/cb?a=1&access_token=abc#f;Password=p; session_token=q&amp;token=z)&token=MASKED:x"}`,
+	`["sk_live_51H8xYzAbCdEfGhIjKlMnOp","AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe","npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789","glpat-AbCdEfGhIjKlMnOpQr12"]`,
 }
 
 // checkNoSecret fails t when the configured secret survives in v.

@@ -24,6 +24,8 @@ const (
 	aCustom                    // a configured prefix or secret
 	aURL                       // ://, a URL that may carry user:password@
 	aBasic                     // basic, any case: HTTP Basic credentials
+	aQuery                     // ?, &, #, ;: a URL query or fragment pair, a connection-string part
+	aKnown                     // sk_live_ and kin (Stripe), AIza (Google), npm_, glpat- (GitLab)
 
 	// fCtl and fEsc mark bytes a raw JSON string body cannot hold as such:
 	// control bytes (invalid) and backslashes (an escape follows).
@@ -31,7 +33,7 @@ const (
 	fEsc
 	fQuote
 
-	anchors = aJWT | aSK | aPEM | aAWS | aBearer | aGH | aSlack | aCustom | aURL | aBasic
+	anchors = aJWT | aSK | aPEM | aAWS | aBearer | aGH | aSlack | aCustom | aURL | aBasic | aQuery | aKnown
 )
 
 // Character classes (Redactor.cls).
@@ -49,6 +51,7 @@ const (
 	cB64Any                     // [A-Za-z0-9+/_-]: either base64 alphabet
 	cPEMBody                    // [A-Za-z0-9+/=\t\n\r ]: a PEM block's body
 	cUser                       // RFC 3986 userinfo: unreserved, %, sub-delims, ':'
+	cQVal                       // a query pair's value: not space, control, or one of &#;,"'<>`\)
 )
 
 // span is a half-open byte range to mask.
@@ -70,6 +73,9 @@ func (r *Redactor) initClasses() {
 		}
 		if upper || digit {
 			f |= cUpNum | cPEM
+		}
+		if b > ' ' && b != 0x7f && strings.IndexByte("&#;,\"'<>`\\)", b) < 0 {
+			f |= cQVal
 		}
 		switch b {
 		case '_':
@@ -115,6 +121,8 @@ func (r *Redactor) initAnchors(defaults bool) {
 		r.anchor(aSlack, "x", "o", "x")
 		r.anchor(aURL, ":", "/", "/")
 		r.anchor(aBasic, "Bb", "Aa", "Ss")
+		r.anchor(aQuery, "?&#;", "", "")
+		r.anchor(aKnown, "srAng", "kIpl", "_zmp")
 	}
 	for _, p := range r.prefixes {
 		r.anchorLit(p)
@@ -313,6 +321,16 @@ func matchAt[T text](r *Redactor, st *scanState, s T, i int, f uint16, iv []span
 			}
 		}
 	}
+	if f&aKnown != 0 && word {
+		if e := knownEnd(r, s, i); e > i {
+			iv = append(iv, span{i, e})
+		}
+	}
+	if f&aQuery != 0 {
+		if lo, hi := queryValue(r, s, i); hi > lo {
+			iv = append(iv, span{lo, hi})
+		}
+	}
 	if f&aCustom != 0 {
 		inWindow := st.prefixFrom <= i && i < st.skip[kPrefix]
 		for k, p := range r.prefixes {
@@ -350,6 +368,68 @@ func matchAt[T text](r *Redactor, st *scanState, s T, i int, f uint16, iv []span
 		}
 	}
 	return iv
+}
+
+// knownEnd returns the end of the vendor token starting at s[i], or -1:
+// Stripe's secret and restricted keys (sk_live_, sk_test_, rk_live_,
+// rk_test_, then 16 or more of [A-Za-z0-9]), Google API keys (AIza then 35
+// of [A-Za-z0-9_-]), npm tokens (npm_ then 36 of [A-Za-z0-9]) and GitLab
+// personal access tokens (glpat- then 20 or more of [A-Za-z0-9_-]). Each
+// run is of one class, so it holds no other start of the same kind.
+func knownEnd[T text](r *Redactor, s T, i int) int {
+	switch {
+	case hasAt(s, i, "sk_live_"), hasAt(s, i, "sk_test_"), hasAt(s, i, "rk_live_"), hasAt(s, i, "rk_test_"):
+		if e := run(r, s, i+8, cAlnum); e-(i+8) >= 16 {
+			return e
+		}
+	case hasAt(s, i, "AIza"):
+		if e := run(r, s, i+4, cB64URL); e-(i+4) == 35 {
+			return e
+		}
+	case hasAt(s, i, "npm_"):
+		if e := run(r, s, i+4, cAlnum); e-(i+4) == 36 {
+			return e
+		}
+	case hasAt(s, i, "glpat-"):
+		if e := run(r, s, i+6, cB64URL); e-(i+6) >= 20 {
+			return e
+		}
+	}
+	return -1
+}
+
+// queryValue returns the span of the value of the pair "NAME=value" that
+// follows s[i] ('?', '&', '#' or ';', then spaces after a ';') when NAME
+// is a sensitive key: a credential in a URL's query or fragment
+// ("?access_token=...", "&api_key=...", "#access_token=..." of an OAuth
+// implicit grant, "&amp;token=..." in HTML), a cookie list ("a=1;
+// session_token=...") or a connection string (";Password=...;",
+// ";AccountKey=..."). The names are those whose JSON values are masked, so
+// paging cursors (nextPageToken, cursor) and signatures of pre-signed URLs
+// (sig, X-Amz-Signature) stay readable. The value ends at '&', '#', ';',
+// ',', white space, a control byte, a quote, '<', '>', '\' or ')'. A
+// value that starts with Mask, or that keepMasked keeps, is left alone.
+// lo == hi means none.
+func queryValue[T text](r *Redactor, s T, i int) (lo, hi int) {
+	n := len(s)
+	j := i + 1
+	if s[i] == ';' {
+		for j < n && s[j] == ' ' {
+			j++
+		}
+	}
+	k := j
+	for k < n && k-j < maxKeyLen && r.cls[s[k]]&cTok != 0 {
+		k++
+	}
+	if k == j || k+1 >= n || s[k] != '=' || !isSensitiveKey(r, s[j:k]) {
+		return 0, 0
+	}
+	lo, hi = k+1, run(r, s, k+1, cQVal)
+	if hi == lo || hasAt(s, lo, Mask) || keepMasked(r, s[lo:hi]) {
+		return 0, 0
+	}
+	return lo, hi
 }
 
 // jwtEnd returns the end of the JWT starting at s[i] ("eyJ"), or -1, and
