@@ -129,7 +129,13 @@ func classify(mediaType string) (bodyKind, string) {
 //     tokens, prefixes, patterns) is replaced by '*': the body keeps its
 //     length and every other byte, so offsets inside the file stay valid,
 //     though checksums over a masked part (PNG chunk CRCs) no longer match.
-//     Compressed or encrypted content is not looked into.
+//     A gzip body (its first bytes say so, whatever the media type) is
+//     looked into: up to 16 MiB inflated (as far as it inflates), it is
+//     redacted as a body of no media type and compressed again when
+//     something was masked; larger, it is scanned through a window for
+//     value-rule matches and withheld whole (every byte '*') when one is
+//     found or it inflates past 64 MiB. Other compressed (zip, zstd...)
+//     or encrypted content is not looked into.
 //   - No media type: JSON when the body is valid JSON, binary otherwise. An
 //     XML, HTML or form body that starts like JSON, and a binary one that
 //     is valid JSON, are text (JSON sent with the wrong type).
@@ -226,6 +232,16 @@ func (r *Redactor) redactBodyOnce(kind bodyKind, params string, body []byte, dep
 			}
 		}
 		return r.redactText(body)
+	}
+	if isGzip(body) {
+		if depth+1 >= maxBodyDepth {
+			// gzip inside gzip, deeper than any server compresses: what
+			// it holds is not looked for, so none of it is shown.
+			return bytes.Repeat([]byte{binMask}, len(body)), 1
+		}
+		if out, n, ok := r.redactGzip(body, depth); ok {
+			return out, n
+		}
 	}
 	return r.redactBinary(body)
 }

@@ -2,8 +2,10 @@ package sanitizer_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/url"
 	"strings"
 	"testing"
@@ -60,6 +62,14 @@ func FuzzRedactBody(f *testing.F) {
 			f.Add(mt, []byte(b))
 		}
 	}
+	for _, b := range []string{`{"token":"` + upstreamKey + `"}`, "x " + secret + " y"} {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write([]byte(b))
+		zw.Close()
+		f.Add("application/gzip", z.Bytes())
+		f.Add("", append(z.Bytes(), b...))
+	}
 	rules := testRules()
 	rules.Secrets = append(rules.Secrets, upstreamKey)
 	r := newRedactor(f, rules)
@@ -76,6 +86,14 @@ func FuzzRedactBody(f *testing.F) {
 		for _, form := range forms {
 			if bytes.Contains(out, []byte(form)) {
 				t.Fatalf("RedactBody(%q, %q) = %q: %q survived", mt, in, out, form)
+			}
+		}
+		if zr, err := gzip.NewReader(bytes.NewReader(out)); err == nil {
+			plain, _ := io.ReadAll(io.LimitReader(zr, 1<<20))
+			for _, form := range forms {
+				if bytes.Contains(plain, []byte(form)) {
+					t.Fatalf("RedactBody(%q, %q) = %q: %q survived compressed", mt, in, out, form)
+				}
 			}
 		}
 		if json.Valid(out) {
