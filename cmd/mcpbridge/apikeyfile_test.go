@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -110,5 +113,72 @@ func TestAPIKeyFileNamedKeys(t *testing.T) {
 		"--spec", "testdata/e2e.yaml", "--whitelist", wl, "--upstream", "http://127.0.0.1:9/api", "--no-cache"}, nil, &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "not a key name") {
 		t.Errorf("a key named 0: err = %v; want it refused", err)
+	}
+}
+
+// TestAPIKeyFileKeysNotLogged: the log sanitizer masked the inbound keys
+// given with --api-key but not those read from --api-key-file, so with
+// --log-arguments a key the agent put in an argument (or any log line
+// quoting one) was written to the log in clear.
+func TestAPIKeyFileKeysNotLogged(t *testing.T) {
+	const key = "ik-Pq3Rs5Tu7Vw9Xy1Z"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	t.Cleanup(up.Close)
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	spec := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(keys, []byte("# inbound\n"+key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spec, []byte(`openapi: 3.0.3
+info: {title: k, version: "1"}
+paths:
+  /echo: {get: {operationId: echo, parameters: [{name: q, in: query, schema: {type: string}}], responses: {"200": {description: ok}}}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--spec", spec, "--all-operations", "--upstream", up.URL, "--no-cache", "--rest",
+			"--transport", "http", "--listen", "127.0.0.1:0", "--log-format", "json", "--log-level", "debug",
+			"--api-key-file", keys, "--log-arguments"}, strings.NewReader(""), io.Discard, &stderr)
+	}()
+	addr := regexp.MustCompile(`"msg":"listening".*?"addr":"([^"]+)"`)
+	var base string
+	for deadline := time.Now().Add(10 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
+			base = "http://" + m[1]
+		}
+	}
+	if base == "" {
+		cancel()
+		t.Fatalf("bridge did not start: %v\n%s", <-done, stderr.String())
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/api/tools/echo", strings.NewReader(`{"q":"`+key+`"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("call: HTTP %d", resp.StatusCode)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+	logs := stderr.String()
+	if !strings.Contains(logs, `"arguments"`) {
+		t.Fatalf("no usage record with arguments in the log:\n%s", logs)
+	}
+	if strings.Contains(logs, key) {
+		t.Errorf("the log holds an inbound key of --api-key-file:\n%s", logs)
 	}
 }

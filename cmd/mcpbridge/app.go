@@ -478,29 +478,12 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 	keys := append([]string(nil), cfg.APIKeys...)
 	names := make([]string, len(keys))
 	if cfg.APIKeyFile != "" {
-		data, err := os.ReadFile(cfg.APIKeyFile)
+		fileKeys, fileNames, err := cfg.apiKeyFileKeys()
 		if err != nil {
-			return transport.HTTPOptions{}, fmt.Errorf("reading --api-key-file: %w", err)
+			return transport.HTTPOptions{}, err
 		}
-		n := len(keys)
-		for i, line := range strings.Split(string(data), "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			// KEY, or NAME KEY: a named key is the caller api-key:NAME
-			// wherever it stands in the file.
-			switch f := strings.Fields(line); len(f) {
-			case 1:
-				keys, names = append(keys, f[0]), append(names, "")
-			case 2:
-				keys, names = append(keys, f[1]), append(names, f[0])
-			default:
-				// The line's content is a secret: only its place is told.
-				return transport.HTTPOptions{}, fmt.Errorf("--api-key-file %s line %d: %d words; a line is KEY or NAME KEY (# starts a comment)", cfg.APIKeyFile, i+1, len(f))
-			}
-		}
-		if len(keys) == n {
+		keys, names = append(keys, fileKeys...), append(names, fileNames...)
+		if len(fileKeys) == 0 {
 			// Asked for keys and given none: on a loopback listener (behind
 			// a proxy, say) the bridge would serve everyone unauthenticated.
 			return transport.HTTPOptions{}, fmt.Errorf("--api-key-file %s holds no key (one per line, # starts a comment): refusing to serve without the inbound auth it asks for", cfg.APIKeyFile)

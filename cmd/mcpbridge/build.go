@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -451,12 +452,48 @@ func (a *app) countRedactions(n int) {
 // OAuth2 access tokens too, as they are obtained) and the inbound API keys.
 func (cfg *Config) logRedactor() *sanitizer.Redactor {
 	secrets := append(cfg.upstreamSecrets(), cfg.APIKeys...)
+	// The keys of --api-key-file too (a file that cannot be read is
+	// reported when the listener is set up).
+	if fileKeys, _, err := cfg.apiKeyFileKeys(); err == nil {
+		secrets = append(secrets, fileKeys...)
+	}
 	red, err := sanitizer.New(sanitizer.Rules{Keys: cfg.RedactKeys, Patterns: cfg.RedactPatterns, Prefixes: cfg.RedactPrefixes,
 		Secrets: secrets, Learned: cfg.tokenSecrets()})
 	if err != nil {
 		red, _ = sanitizer.New(sanitizer.Rules{Secrets: secrets, Learned: cfg.tokenSecrets()}) // Validate reported the bad pattern
 	}
 	return red
+}
+
+// apiKeyFileKeys are the inbound API keys of --api-key-file and their
+// names: a line is KEY or NAME KEY (a named key is the caller api-key:NAME
+// wherever it stands; names[i] is "" for an unnamed one), spaces around it
+// dropped, empty lines and lines starting with '#' left out; none when no
+// file is configured.
+func (cfg *Config) apiKeyFileKeys() (keys, names []string, err error) {
+	if cfg.APIKeyFile == "" {
+		return nil, nil, nil
+	}
+	data, err := os.ReadFile(cfg.APIKeyFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading --api-key-file: %w", err)
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		switch f := strings.Fields(line); len(f) {
+		case 1:
+			keys, names = append(keys, f[0]), append(names, "")
+		case 2:
+			keys, names = append(keys, f[1]), append(names, f[0])
+		default:
+			// The line's content is a secret: only its place is told.
+			return nil, nil, fmt.Errorf("--api-key-file %s line %d: %d words; a line is KEY or NAME KEY (# starts a comment)", cfg.APIKeyFile, i+1, len(f))
+		}
+	}
+	return keys, names, nil
 }
 
 // upstreamSecrets are the configured upstream credentials as the
