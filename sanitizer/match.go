@@ -121,7 +121,10 @@ func (r *Redactor) initAnchors(defaults bool) {
 		r.anchor(aSlack, "x", "o", "x")
 		r.anchor(aURL, ":", "/", "/")
 		r.anchor(aBasic, "Bb", "Aa", "Ss")
-		r.anchor(aQuery, "?&#;", "", "")
+		// A name starts after the delimiter (or spaces after ';'): a
+		// JSON pointer's "#/" is not looked at.
+		const tok = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
+		r.anchor(aQuery, "?&#;", tok+" ", tok+" =")
 		r.anchor(aKnown, "srAng", "kIpl", "_zmp")
 	}
 	for _, p := range r.prefixes {
