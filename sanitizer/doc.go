@@ -107,14 +107,14 @@
 //     exactly 35 of [A-Za-z0-9_-]; npm tokens: npm_ then exactly 36 of
 //     [A-Za-z0-9]; GitLab personal access tokens: glpat- then 20 or more
 //     of [A-Za-z0-9_-]
-//   - Pairs after '?', '&', '#' or ';' (spaces allowed after ';'): the
-//     value of "NAME=value" when NAME is a sensitive key, up to '&', '#',
-//     ';', ',', white space, a control byte, a quote, '<', '>', '\' or
-//     ')': a URL's query or fragment ("?access_token=...",
-//     "#access_token=...", "&amp;api_key=..." in HTML), a cookie list, a
-//     connection string (";Password=...;", ";AccountKey=..."). Only the
-//     value is masked; names the key rule leaves alone (cursor,
-//     nextPageToken, sig, X-Amz-Signature, key) keep their values.
+//   - Pairs right after '?', '&', '#' or ';': the value of "NAME=value"
+//     when NAME is a sensitive key, up to '&', '#', ';', ',', white space,
+//     a control byte, a quote, '<', '>', '\' or ')': a URL's query or
+//     fragment ("?access_token=...", "#access_token=...",
+//     "&amp;api_key=..." in HTML), a connection string (";Password=...;",
+//     ";AccountKey=..."). Only the value is masked; names the key rule
+//     leaves alone (cursor, nextPageToken, sig, X-Amz-Signature, key)
+//     keep their values.
 //   - [Rules.Prefixes]: the prefix then 8 or more of [A-Za-z0-9_.-]
 //   - [Rules.Secrets]: the exact value, anywhere, and the forms New derives
 //     from it once: URL-escaped (as url.QueryEscape and url.PathEscape

@@ -121,10 +121,10 @@ func (r *Redactor) initAnchors(defaults bool) {
 		r.anchor(aSlack, "x", "o", "x")
 		r.anchor(aURL, ":", "/", "/")
 		r.anchor(aBasic, "Bb", "Aa", "Ss")
-		// A name starts after the delimiter (or spaces after ';'): a
-		// JSON pointer's "#/" is not looked at.
+		// A name starts right after the delimiter: a JSON pointer's "#/"
+		// and prose's "; " are not looked at.
 		const tok = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
-		r.anchor(aQuery, "?&#;", tok+" ", tok+" =")
+		r.anchor(aQuery, "?&#;", tok, tok+"=")
 		r.anchor(aKnown, "srAng", "kIpl", "_zmp")
 	}
 	for _, p := range r.prefixes {
@@ -402,12 +402,12 @@ func knownEnd[T text](r *Redactor, s T, i int) int {
 }
 
 // queryValue returns the span of the value of the pair "NAME=value" that
-// follows s[i] ('?', '&', '#' or ';', then spaces after a ';') when NAME
-// is a sensitive key: a credential in a URL's query or fragment
-// ("?access_token=...", "&api_key=...", "#access_token=..." of an OAuth
-// implicit grant, "&amp;token=..." in HTML), a cookie list ("a=1;
-// session_token=...") or a connection string (";Password=...;",
-// ";AccountKey=..."). The names are those whose JSON values are masked, so
+// follows s[i] ('?', '&', '#' or ';') when NAME is a sensitive key: a
+// credential in a URL's query or fragment ("?access_token=...",
+// "&api_key=...", "#access_token=..." of an OAuth implicit grant,
+// "&amp;token=..." in HTML) or a connection string (";Password=...;",
+// ";AccountKey=..."). A name after "; " is not looked for: prose holds
+// many, and a cookie list sits under a Cookie name the key rule masks. The names are those whose JSON values are masked, so
 // paging cursors (nextPageToken, cursor) and signatures of pre-signed URLs
 // (sig, X-Amz-Signature) stay readable. The value ends at '&', '#', ';',
 // ',', white space, a control byte, a quote, '<', '>', '\' or ')'. A
@@ -416,11 +416,6 @@ func knownEnd[T text](r *Redactor, s T, i int) int {
 func queryValue[T text](r *Redactor, s T, i int) (lo, hi int) {
 	n := len(s)
 	j := i + 1
-	if s[i] == ';' {
-		for j < n && s[j] == ' ' {
-			j++
-		}
-	}
 	k := j
 	for k < n && k-j < maxKeyLen && r.cls[s[k]]&cTok != 0 {
 		k++

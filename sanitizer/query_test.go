@@ -25,7 +25,7 @@ func TestQueryPairs(t *testing.T) {
 		{"html escaped ampersand", `<a href="https://a/b?x=1&amp;token=abc123&amp;y=2">`,
 			`<a href="https://a/b?x=1&amp;token=` + m + `&amp;y=2">`},
 		{"markdown link", "see [it](https://a/b?token=abc123) now", "see [it](https://a/b?token=" + m + ") now"},
-		{"cookie list", "a=1; session_token=xyz123; Path=/", "a=1; session_token=" + m + "; Path=/"},
+		{"no space after ;", "a=1;session_token=xyz123;Path=/", "a=1;session_token=" + m + ";Path=/"},
 		{"azure connection string", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=AbCd+Ef/Gh==;EndpointSuffix=core.windows.net",
 			"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + m + ";EndpointSuffix=core.windows.net"},
 		{"ado connection string", "Server=tcp:db;Database=d;User ID=u;Password=Hunter2Secret!;",
@@ -40,6 +40,7 @@ func TestQueryPairs(t *testing.T) {
 		{"pre-signed signatures", "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sig=AbCd%2BEf&se=2026-01-01",
 			"https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sig=AbCd%2BEf&se=2026-01-01"},
 		{"prose", "Q&A: tokens; secrets? #hashtag", "Q&A: tokens; secrets? #hashtag"},
+		{"json pointer", "#/components/schemas/token=x", "#/components/schemas/token=x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
