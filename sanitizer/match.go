@@ -25,7 +25,7 @@ const (
 	aURL                       // ://, a URL that may carry user:password@
 	aBasic                     // basic, any case: HTTP Basic credentials
 	aQuery                     // ?, &, #, ;: a URL query or fragment pair, a connection-string part
-	aKnown                     // sk_live_ and kin (Stripe), AIza (Google), npm_, glpat- (GitLab)
+	aKnown                     // npm_, glpat- (GitLab); Stripe's and Google's keys ride on aSK and aAWS
 
 	// fCtl and fEsc mark bytes a raw JSON string body cannot hold as such:
 	// control bytes (invalid) and backslashes (an escape follows).
@@ -113,9 +113,12 @@ func (r *Redactor) initClasses() {
 func (r *Redactor) initAnchors(defaults bool) {
 	if defaults {
 		r.anchor(aJWT, "e", "y", "J")
-		r.anchor(aSK, "s", "k", "-")
+		// sk- and Stripe's sk_/rk_; AKIA, ASIA and Google's AIza: a
+		// wider set there costs the scan less than one of its own, whose
+		// bytes would pair with others' ("sp", "Al") in ordinary text.
+		r.anchor(aSK, "sr", "k", "-_")
 		r.anchor(aPEM, "-", "-", "-")
-		r.anchor(aAWS, "A", "KS", "I")
+		r.anchor(aAWS, "A", "KSI", "Iz")
 		r.anchor(aBearer, "Bb", "Ee", "Aa")
 		r.anchor(aGH, "g", "hi", "pousrt")
 		r.anchor(aSlack, "x", "o", "x")
@@ -125,7 +128,7 @@ func (r *Redactor) initAnchors(defaults bool) {
 		// and prose's "; " are not looked at.
 		const tok = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 		r.anchor(aQuery, "?&#;", tok, tok+"=")
-		r.anchor(aKnown, "srAng", "kIpl", "_zmp")
+		r.anchor(aKnown, "ng", "pl", "mp")
 	}
 	for _, p := range r.prefixes {
 		r.anchorLit(p)
@@ -324,7 +327,7 @@ func matchAt[T text](r *Redactor, st *scanState, s T, i int, f uint16, iv []span
 			}
 		}
 	}
-	if f&aKnown != 0 && word {
+	if f&(aSK|aAWS|aKnown) != 0 && word {
 		if e := knownEnd(r, s, i); e > i {
 			iv = append(iv, span{i, e})
 		}
