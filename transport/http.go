@@ -88,7 +88,8 @@ func newHTTPHandler(ctx context.Context, s *mcp.Server, opts HTTPOptions, log *z
 		sse: newSSEHandler(s, o.MaxBodyBytes,
 			newLimiter("SSE streams", o.MaxSSEStreams, o.MaxSSEStreamsPerIdentity), log),
 	}
-	h.root = bodyDeadline(o.ReadTimeout, h.mux)
+	proxies, _ := parseTrustedProxies(o.TrustedProxies) // validate checked them
+	h.root = forwardedFor(proxies, bodyDeadline(o.ReadTimeout, h.mux))
 	var (
 		events mcp.EventStore
 		caps   func(http.Handler) http.Handler = func(h http.Handler) http.Handler { return h }

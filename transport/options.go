@@ -84,6 +84,13 @@ type HTTPOptions struct {
 	// loopback names, the DNS-rebinding check go-sdk applies. A listener
 	// that is not loopback checks no Host.
 	AllowedHosts []string
+	// TrustedProxies are the addresses (CIDR prefixes or single IPs) of
+	// reverse proxies whose X-Forwarded-For is believed: a request from
+	// one of them is taken as coming from the rightmost address of that
+	// header that is not itself a trusted proxy, for per-IP caps and
+	// quotas and the logs. Empty: the connection's address, always (a
+	// forwarded header is the client's to write).
+	TrustedProxies []string
 	// JWKSURL turns on JWT bearer verification (RS*, PS*, ES*, EdDSA) against
 	// the keys published there. It requires JWTIssuer, and an audience
 	// (JWTAudience or ResourceURL).
@@ -301,6 +308,9 @@ func (o HTTPOptions) validate() error {
 			add("APIKeyNames[%d]: two keys are named %q", i, name)
 		}
 		seen[name] = true
+	}
+	if _, err := parseTrustedProxies(o.TrustedProxies); err != nil {
+		add("TrustedProxies (--trusted-proxy): %w", err)
 	}
 	for _, host := range o.AllowedHosts {
 		if _, err := normalizeHost(host); err != nil {

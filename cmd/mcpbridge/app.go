@@ -520,6 +520,7 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 		AllowAPIKeyHeader:        cfg.AllowAPIKeyHeader,
 		AllowedOrigins:           cfg.AllowedOrigins,
 		AllowedHosts:             cfg.AllowedHosts,
+		TrustedProxies:           cfg.TrustedProxies,
 		JWKSURL:                  cfg.JWKSURL,
 		JWTIssuer:                cfg.JWTIssuer,
 		JWTAudience:              cfg.JWTAudience,

@@ -83,7 +83,7 @@ func flagSection(name string) string {
 		return secCalls
 	case "spec-refresh", "metrics-listen", "rest", "max-message-bytes", "max-json-depth", "read-timeout", "idle-timeout",
 		"max-sessions", "max-sessions-per-identity", "max-sse-streams", "max-sse-streams-per-identity", "transport",
-		"listen", "stateful", "session-timeout", "api-key", "api-key-file", "allow-x-api-key", "allowed-origin", "allowed-host",
+		"listen", "stateful", "session-timeout", "api-key", "api-key-file", "allow-x-api-key", "allowed-origin", "allowed-host", "trusted-proxy",
 		"jwks-url", "jwt-issuer", "jwt-audience", "resource-url", "authorization-server", "no-auth", "max-body-bytes",
 		"keepalive", "shutdown-timeout", "shutdown-delay":
 		return secServe

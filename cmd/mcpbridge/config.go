@@ -110,6 +110,7 @@ type Config struct {
 	AllowAPIKeyHeader    bool          `mapstructure:"allow-x-api-key"`
 	AllowedOrigins       []string      `mapstructure:"allowed-origins"`
 	AllowedHosts         []string      `mapstructure:"allowed-hosts"`
+	TrustedProxies       []string      `mapstructure:"trusted-proxies"`
 	JWKSURL              string        `mapstructure:"jwks-url"`
 	JWTIssuer            string        `mapstructure:"jwt-issuer"`
 	JWTAudience          string        `mapstructure:"jwt-audience"`
@@ -281,6 +282,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("api-key-file", "", "HTTP: file with one inbound API key per line")
 	fs.Bool("allow-x-api-key", false, "HTTP: also accept the key in an X-API-Key header")
 	fs.StringArray("allowed-origin", nil, "HTTP: allowed Origin (repeatable)")
+	fs.StringArray("trusted-proxy", nil, "HTTP: address or CIDR of a reverse proxy whose X-Forwarded-For names the client (per-IP quotas and caps, logs); others' is ignored (repeatable)")
 	fs.StringArray("allowed-host", nil, "HTTP: Host accepted on a loopback --listen besides loopback names, for a reverse proxy that passes the client's Host on (repeatable)")
 	fs.String("jwks-url", "", "HTTP: verify bearer JWTs against this JWKS URL")
 	fs.String("jwt-issuer", "", "HTTP: required JWT issuer")
@@ -319,6 +321,7 @@ var flagKeys = map[string]string{
 	"api-key":              "api-keys",
 	"allowed-origin":       "allowed-origins",
 	"allowed-host":         "allowed-hosts",
+	"trusted-proxy":        "trusted-proxies",
 	"authorization-server": "authorization-servers",
 	"structured-client":    "structured-clients",
 	"content-client":       "content-clients",
