@@ -82,10 +82,17 @@ func (s *Shaper) structure(t Tool, res *mcp.CallToolResult, red []byte, empty, c
 			res.StructuredContent = json.RawMessage(red)
 			return
 		default:
-			if s.reduce(t, out, res, red) {
+			ok, first := s.reduce(t, out, res, red)
+			if ok {
 				return
 			}
 			reason, logged = "the answer does not match the output schema", true
+			if first != "" {
+				// Where and how, as the reduced result's _meta says it:
+				// the agent (and whoever reads the error) can tell a
+				// drifted answer from a broken call.
+				reason += " (first difference: " + first + ")"
+			}
 		}
 	}
 	if out.Validate(map[string]any{}) != nil {
@@ -156,13 +163,14 @@ func floatNumbers(v any) any {
 }
 
 // reduce tries structuredContent made of what of red conforms; it
-// reports whether it set it.
-func (s *Shaper) reduce(t Tool, out *jsonschema.Resolved, res *mcp.CallToolResult, red []byte) bool {
+// reports whether it set it, and the first difference between the answer
+// and the schema ("" when it cannot say).
+func (s *Shaper) reduce(t Tool, out *jsonschema.Resolved, res *mcp.CallToolResult, red []byte) (bool, string) {
 	dec := json.NewDecoder(bytes.NewReader(red))
 	dec.UseNumber() // numbers keep their digits
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return false
+		return false, ""
 	}
 	reduced, info, ok := schema.Reduce(v, out.Schema())
 	first := info.First
@@ -171,21 +179,21 @@ func (s *Shaper) reduce(t Tool, out *jsonschema.Resolved, res *mcp.CallToolResul
 	}
 	s.mismatch(t.Name, first)
 	if !ok {
-		return false
+		return false, info.First
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(reduced); err != nil {
-		return false
+		return false, info.First
 	}
 	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil || out.Validate(m) != nil {
-		return false
+		return false, info.First
 	}
 	if t.Output.UsesFormat() && schema.Check(m, out.Schema()) != "" {
-		return false
+		return false, info.First
 	}
 	res.StructuredContent = json.RawMessage(b)
 	meta := map[string]any{"reduced": true, "removedCount": info.Count, "reason": first}
@@ -193,7 +201,7 @@ func (s *Shaper) reduce(t Tool, out *jsonschema.Resolved, res *mcp.CallToolResul
 		meta["removed"] = info.Removed
 	}
 	setMeta(res, meta)
-	return true
+	return true, first
 }
 
 func setMeta(res *mcp.CallToolResult, v map[string]any) {

@@ -105,6 +105,7 @@ func TestShapeStructured(t *testing.T) {
 		meta    map[string]any
 		noMeta  bool
 		isError bool
+		last    string // the last content of an error result; "" not checked
 	}{
 		{name: "conforming answer goes whole", out: strict, body: `{"id":1,"name":"Rex","born":"2020-01-02"}`,
 			want: `{"id":1,"name":"Rex","born":"2020-01-02"}`, noMeta: true},
@@ -119,6 +120,10 @@ func TestShapeStructured(t *testing.T) {
 			want: `{"id":1,"name":"Rex"}`,
 			meta: map[string]any{"reduced": true, "removedCount": float64(1), "removed": []any{"/born"}, "reason": "/born: not a valid date"}},
 		{name: "strict: a missing required member cannot be reduced: an error result", out: strict, body: `{"id":1}`, isError: true},
+		// The error result says where the answer breaks the schema, as a
+		// reduced result's _meta does, not only that it does.
+		{name: "strict: a required member of the wrong type: an error result naming it", out: strict, body: `{"id":1,"name":5}`, isError: true,
+			last: "The upstream's answer (above) does not match this tool's output schema, which admits no substitute (--output-schema strict): the answer does not match the output schema (first difference: /name: type integer, want string)."},
 		{name: "top level array: {}", out: tolerant, body: `[1,2]`, want: `{}`,
 			meta: map[string]any{"replaced": true, "reason": "the answer is not a JSON object"}},
 		{name: "the answer null: {}", out: tolerant, body: `null`, want: `{}`,
@@ -149,6 +154,11 @@ func TestShapeStructured(t *testing.T) {
 			r := s.Shape(result.Tool{Name: "pet", Output: tt.out}, status, header, []byte(tt.body))
 			if r.IsError != tt.isError {
 				t.Errorf("IsError = %v", r.IsError)
+			}
+			if tt.last != "" {
+				if tc, ok := r.Content[len(r.Content)-1].(*mcp.TextContent); !ok || tc.Text != tt.last {
+					t.Errorf("last content = %#v, want the text %q", r.Content[len(r.Content)-1], tt.last)
+				}
 			}
 			text := tt.text
 			if text == "" {
