@@ -235,6 +235,22 @@ func (o *oracleRouting) route(req *http.Request, op whitelist.Operation) (route 
 			params[k] = u
 		}
 	}
+	// A path key with a query template ("/alerts?lat={lat}&lon={lon}",
+	// Weatherbit): its variables are path parameters that the path key
+	// puts in the query, which no router reads; the value sent under the
+	// pair's name is the parameter's.
+	if _, rawQuery, ok := strings.Cut(strings.SplitN(op.Path, "#", 2)[0], "?"); ok {
+		sent := req.URL.Query()
+		for pair := range strings.SplitSeq(rawQuery, "&") {
+			name, v, _ := strings.Cut(pair, "=")
+			if v, ok := strings.CutPrefix(v, "{"); ok && strings.HasSuffix(v, "}") && sent.Has(name) {
+				if params == nil {
+					params = map[string]string{}
+				}
+				params[strings.TrimSuffix(v, "}")] = sent.Get(name)
+			}
+		}
+	}
 	return route, params, alone, nil
 }
 

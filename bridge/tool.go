@@ -241,9 +241,41 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 	if o.RequestBody != nil {
 		taken[request.BodyArg] = true
 	}
-	tmpl, fixedQuery, err := splitPathKey(op.Path)
+	tmpl, fixedQuery, queryVars, err := splitPathKey(op.Path)
 	if err != nil {
 		return nil, fail("%v", err)
+	}
+	for _, qv := range queryVars {
+		// The parameter a name={parameter} pair of the path key names goes
+		// in the query under the pair's name, whatever location the spec
+		// gave it (path, mostly: the template is in the path key).
+		var found *key
+		for _, in := range []string{"path", "query"} {
+			if k := (key{in, qv.Param}); byKey[k] != nil {
+				found = &k
+				break
+			}
+		}
+		if found == nil {
+			return nil, fail("path %q has {%s} in its query, which is not a declared path or query parameter", op.Path, qv.Param)
+		}
+		p := byKey[*found]
+		if strings.Contains(tmpl, "{"+qv.Param+"}") {
+			return nil, fail("path %q has {%s} both in its path and in its query", op.Path, qv.Param)
+		}
+		if found.in == "query" && p.Name == qv.Name {
+			continue // sent as it is
+		}
+		q := *p
+		q.In, q.Name, q.Style, q.Explode, q.AllowReserved = "query", qv.Name, "", nil, false
+		nk := key{"query", qv.Name}
+		if _, clash := byKey[nk]; clash {
+			return nil, fail("path %q sends {%s} as the query parameter %q, which the operation declares too", op.Path, qv.Param, qv.Name)
+		}
+		i := slices.Index(order, *found)
+		order[i] = nk
+		delete(byKey, *found)
+		byKey[nk] = &q
 	}
 	legalNames := map[string]bool{} // the spec's parameter names that need no renaming
 	for _, k := range order {
@@ -453,31 +485,44 @@ func (c *Catalog) buildTool(op whitelist.Operation) (*Tool, error) {
 // splitPathKey separates what some path keys carry besides the path
 // template: a fragment, which real specs use to list several operations
 // on one path ("/cookies#formExploded") and which is never sent, and a
-// literal query ("/users/{id}/expire?tempPassword=true", a Swagger 2.0
-// habit), which is sent as fixed query parameters rather than escaped into
-// the last path segment. The query comes back re-escaped like parameter
-// values; a templated query ({x} after '?') is an error.
-func splitPathKey(key string) (template, query string, err error) {
+// query ("/users/{id}/expire?tempPassword=true", a Swagger 2.0 habit).
+// Its literal pairs are sent as fixed query parameters rather than escaped
+// into the last path segment, re-escaped like parameter values; a pair
+// whose whole value is one template variable ("/alerts?lat={lat}&lon={lon}",
+// Weatherbit, Medium, ClickSend, icons8) comes back in templated, the
+// variable's parameter to be sent as the query parameter of the pair's
+// name. Any other template in the query is an error.
+func splitPathKey(key string) (template, query string, templated []queryVar, err error) {
 	key, _, _ = strings.Cut(key, "#")
 	template, rawQuery, _ := strings.Cut(key, "?")
-	if strings.ContainsAny(rawQuery, "{}") {
-		return "", "", fmt.Errorf("path %q has a templated query string", key)
-	}
 	var buf []byte
 	for pair := range strings.SplitSeq(rawQuery, "&") {
 		if pair == "" {
 			continue
 		}
 		rawName, rawValue, _ := strings.Cut(pair, "=")
+		if strings.ContainsAny(rawName, "{}") || strings.ContainsAny(rawValue, "{}") {
+			v, ok := strings.CutPrefix(rawValue, "{")
+			v, ok2 := strings.CutSuffix(v, "}")
+			name, err := url.QueryUnescape(rawName)
+			if !ok || !ok2 || v == "" || strings.ContainsAny(v, "{}") || err != nil || name == "" || strings.ContainsAny(name, "{}") {
+				return "", "", nil, fmt.Errorf("path %q has a templated query string other than name={parameter}", key)
+			}
+			templated = append(templated, queryVar{Name: name, Param: v})
+			continue
+		}
 		name, err1 := url.QueryUnescape(rawName)
 		value, err2 := url.QueryUnescape(rawValue)
 		if err1 != nil || err2 != nil || name == "" {
-			return "", "", fmt.Errorf("path %q has an invalid query string", key)
+			return "", "", nil, fmt.Errorf("path %q has an invalid query string", key)
 		}
 		buf = request.AppendQueryPair(buf, name, value)
 	}
-	return template, string(buf), nil
+	return template, string(buf), templated, nil
 }
+
+// queryVar is a name={parameter} pair of a path key's query.
+type queryVar struct{ Name, Param string }
 
 // parsePathTemplate splits "/a/{x}/b" into escaped literals and parameter
 // references. Every {name} must be a declared path parameter.

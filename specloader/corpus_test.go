@@ -75,6 +75,7 @@ var corpus = map[string]corpusSummary{
 	"rumble.3.0.json":                {Version: "3.0.0", Operations: 116, Repaired: true},
 	"swaggerhub.3.0.json":            {Version: "3.0.0", Operations: 87, Repaired: true},
 	"useapi.3.0.json":                {Version: "3.0.2", Operations: 8},
+	"weatherbit.3.0.json":            {Version: "3.0.0", Operations: 47},
 }
 
 func TestLoadCorpus(t *testing.T) {
