@@ -94,6 +94,18 @@ func TestShapeStructured(t *testing.T) {
 	s, _ := newShaper(t)
 	tolerant := testOutput(t, schema.OutputTolerant, petSchema, s.Redactor.IsSensitiveKey)
 	strict := testOutput(t, schema.OutputStrict, petSchema, nil)
+	strictRed := testOutput(t, schema.OutputStrict, petSchema, s.Redactor.IsSensitiveKey)
+	// Plaid's POST /transfer/authorization/create answers its decision
+	// under "authorization", a name the sanitizer masks whole.
+	strictAuth := testOutput(t, schema.OutputStrict, `                type: object
+                required: [authorization]
+                properties:
+                  authorization:
+                    type: object
+                    required: [decision]
+                    properties:
+                      decision: {type: string, enum: [approved, declined]}
+`, s.Redactor.IsSensitiveKey)
 	tests := []struct {
 		name    string
 		out     *schema.Lazy
@@ -113,6 +125,13 @@ func TestShapeStructured(t *testing.T) {
 			want: `{"id":null,"status":"lost","extra":[1],"born":"someday"}`, noMeta: true},
 		{name: "redacted member of a number type admitted", out: tolerant, body: `{"id":1,"api_key":123456}`,
 			text: `{"id":1,"api_key":"[REDACTED]"}`, want: `{"id":1,"api_key":"[REDACTED]"}`, noMeta: true},
+		// Strict: the mask in place of a sensitive member of another type
+		// is the bridge's doing, not drift: the answer goes whole, not
+		// reduced (api_key dropped) nor as an error result.
+		{name: "strict: redacted member of a number type admitted", out: strictRed, body: `{"id":1,"name":"Rex","api_key":123456}`,
+			text: `{"id":1,"name":"Rex","api_key":"[REDACTED]"}`, want: `{"id":1,"name":"Rex","api_key":"[REDACTED]"}`, noMeta: true},
+		{name: "strict: redacted required object admitted", out: strictAuth, body: `{"authorization":{"decision":"approved"}}`,
+			text: `{"authorization":"[REDACTED]"}`, want: `{"authorization":"[REDACTED]"}`, noMeta: true},
 		{name: "tolerant: wrong scalar types reduced", out: tolerant, body: `{"id":"seven","name":"Rex","tags":[{"label":1},{"label":"a"}]}`,
 			want: `{"name":"Rex","tags":[{},{"label":"a"}]}`,
 			meta: map[string]any{"reduced": true, "removedCount": float64(2), "removed": []any{"/id", "/tags/0/label"}, "reason": "/id: type string, want integer or null"}},

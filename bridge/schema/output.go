@@ -36,7 +36,8 @@ func ValidOutputMode(mode string) bool {
 // BuildOutput returns the output schema a tool for o declares in mode (""
 // means tolerant), nil for none, and the repairs it made: [Output], then
 // [RepairSchema], then in tolerant mode [Tolerant] with redactable naming
-// the members whose values the sanitizer masks whole.
+// the members whose values the sanitizer masks whole, in strict mode
+// [AdmitMask] with it.
 func BuildOutput(o *openapi3.Operation, mode string, redactable func(string) bool) (*jsonschema.Schema, []Repair) {
 	s, reps, _ := buildOutput(o, mode, redactable)
 	return s, reps
@@ -67,6 +68,8 @@ func buildOutput(o *openapi3.Operation, mode string, redactable func(string) boo
 	reps = append(reps, RepairSchema(s, "output")...)
 	if mode != OutputStrict {
 		Tolerant(s, redactable)
+	} else {
+		AdmitMask(s, redactable)
 	}
 	return s, reps, conv
 }
