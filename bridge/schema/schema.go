@@ -125,23 +125,26 @@ func (c *Converter) pattern(p, kind string) string {
 	if ok {
 		out, ok, why = Pattern(p)
 	}
+	switch {
+	case !ok:
+		c.repair(kind, fmt.Sprintf("%s %q dropped: %s", kind, src, why))
+	case out != src:
+		c.repair(kind, fmt.Sprintf("%s %q rewritten as %q, which Go and JavaScript (Unicode mode) both read alike", kind, src, out))
+	}
+	return out
+}
+
+// repair records a change the converter made to what the spec says, once
+// (an inlined schema is converted once per use); kind names the keyword or
+// "schema".
+func (c *Converter) repair(kind, what string) {
 	where := c.side() + " " + kind
 	if c.cur != "" {
 		where += " in " + c.cur
 	}
-	var rep Repair
-	switch {
-	case !ok:
-		rep = Repair{Where: where, What: fmt.Sprintf("%s %q dropped: %s", kind, src, why)}
-	case out != src:
-		rep = Repair{Where: where, What: fmt.Sprintf("%s %q rewritten as %q, which Go and JavaScript (Unicode mode) both read alike", kind, src, out)}
-	default:
-		return out
-	}
-	if !slices.Contains(c.repairs, rep) { // an inlined schema is converted once per use
+	if rep := (Repair{Where: where, What: what}); !slices.Contains(c.repairs, rep) {
 		c.repairs = append(c.repairs, rep)
 	}
-	return out
 }
 
 // regexLiteral recognizes a pattern written as a JavaScript regex literal,
@@ -242,14 +245,7 @@ func (c *Converter) conv(ref *openapi3.SchemaRef, hint string) *jsonschema.Schem
 func (c *Converter) cut() *jsonschema.Schema {
 	n := c.node()
 	n.Description = fmt.Sprintf("Nested deeper than %d levels: not described further; any value is accepted here.", MaxNesting)
-	where := c.side() + " schema"
-	if c.cur != "" {
-		where += " in " + c.cur
-	}
-	rep := Repair{Where: where, What: fmt.Sprintf("subschemas nested deeper than %d levels cut: any value is accepted there", MaxNesting)}
-	if !slices.Contains(c.repairs, rep) {
-		c.repairs = append(c.repairs, rep)
-	}
+	c.repair("schema", fmt.Sprintf("subschemas nested deeper than %d levels cut: any value is accepted there", MaxNesting))
 	return n
 }
 
@@ -394,14 +390,7 @@ func (c *Converter) body(s *openapi3.Schema, hint string) *jsonschema.Schema {
 	if s.DynamicRef != "" {
 		// Not followed (no tool schema carries the dynamic scope it needs):
 		// what it names is accepted unchecked, which a repair note says.
-		where := c.side() + " schema"
-		if c.cur != "" {
-			where += " in " + c.cur
-		}
-		rep := Repair{Where: where, What: fmt.Sprintf("$dynamicRef %q not followed: any value is accepted there", s.DynamicRef)}
-		if !slices.Contains(c.repairs, rep) {
-			c.repairs = append(c.repairs, rep)
-		}
+		c.repair("schema", fmt.Sprintf("$dynamicRef %q not followed: any value is accepted there", s.DynamicRef))
 	}
 
 	types := c.types(s, out, &notes)
@@ -449,11 +438,20 @@ func (c *Converter) body(s *openapi3.Schema, hint string) *jsonschema.Schema {
 	out.Not = c.optional(s.Not, hint)
 	out.If, out.Then, out.Else = c.optional(s.If, hint), c.optional(s.Then, hint), c.optional(s.Else, hint)
 	c.unrequireHidden(s, out)
+	overlap := false
 	if d := s.Discriminator; d != nil && d.PropertyName != "" {
 		notes = append(notes, discriminatorNote(s))
 		// The discriminator picks the variant: OpenAPI's variants often
 		// overlap as JSON Schema (Cat and Dog both open objects with a
 		// pet_type), and "exactly one" would then refuse every value.
+		overlap = true
+	} else if len(out.OneOf) > 1 && oneOfOverlaps(s.OneOf) {
+		// Without a discriminator, alternatives that share values would
+		// refuse the very values the author meant (see oneOfOverlaps).
+		c.repair("oneOf", "alternatives that overlap (open objects a value can fit together) are offered as anyOf")
+		overlap = true
+	}
+	if overlap {
 		if len(out.OneOf) > 0 {
 			if out.AnyOf == nil {
 				out.AnyOf = out.OneOf
