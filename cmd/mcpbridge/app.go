@@ -540,11 +540,23 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 		MaxSSEStreams:            cfg.MaxSSEStreams,
 		MaxSSEStreamsPerIdentity: cfg.MaxSSEStreamsPerID,
 		Routes:                   a.httpRoutes(rt),
-		PublicRoutes:             map[string]http.Handler{"GET /metrics": a.metrics.Handler()},
+		PublicRoutes:             a.publicRoutes(),
 		OnListen: func(addr net.Addr) {
 			a.log.Info("listening", zap.String("addr", addr.String()), zap.String("mcp", "http://"+addr.String()+"/mcp"), zap.String("sse", "http://"+addr.String()+"/sse"))
 		},
 	}, nil
+}
+
+// publicRoutes are the HTTP listener's routes served without a
+// credential: /metrics, unless --metrics-listen gives it an address of its
+// own. The metrics name every tool that was called, those an access list
+// hides from other callers included, so an operator who moves them to an
+// internal address must not find them on the public listener too.
+func (a *app) publicRoutes() map[string]http.Handler {
+	if a.cfg.MetricsListen != "" {
+		return nil
+	}
+	return map[string]http.Handler{"GET /metrics": a.metrics.Handler()}
 }
 
 // listBytes is the size of the tools/list result the catalog gives a

@@ -254,7 +254,7 @@ func flagSet(cmd string) *pflag.FlagSet {
 	fs.String("nested-style", "brackets", "how nested query and form values are written: brackets (a[b][0]=x), brackets-empty (a[]=x), dots (a.b.1=x) or json")
 	fs.String("schema-detail", "full", "full, or compact: drop descriptions and examples below the first level of input schemas")
 	fs.String("tools", "all", "tool mode: all (one tool per operation), dynamic (search/describe/call meta-tools), hybrid (pinned operations and the meta-tools)")
-	fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on this address (HTTP mode also serves them on --listen)")
+	fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on this address instead of on --listen (they name every tool called)")
 	fs.Bool("log-arguments", false, "include call arguments (redacted) in the usage record of each call")
 	fs.Bool("rest", false, "HTTP: also serve the REST facade under /api/tools")
 	fs.Bool("otel", false, "export OpenTelemetry traces over OTLP/HTTP, configured by the standard OTEL_* variables (default: on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set)")

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,6 +120,27 @@ func TestKubernetesManifests(t *testing.T) {
 	}
 	if cfg.Listen != "0.0.0.0:8080" || cfg.APIKeyFile == "" || cfg.Transport != "http" {
 		t.Errorf("config: listen %q, api-key-file %q, transport %q; want an authenticated HTTP listener", cfg.Listen, cfg.APIKeyFile, cfg.Transport)
+	}
+	// The metrics (served without a credential, naming every tool called)
+	// have a port of their own, scraped there and not exposed by the
+	// Service.
+	_, mport, err := net.SplitHostPort(cfg.MetricsListen)
+	if err != nil {
+		t.Fatalf("metrics-listen %q: %v", cfg.MetricsListen, err)
+	}
+	if got := dig(dep, "spec", "template", "metadata", "annotations", "prometheus.io/port"); got != mport {
+		t.Errorf("prometheus.io/port %v, want the metrics-listen port %s", got, mport)
+	}
+	for _, svc := range byKind["Service"] {
+		if dig(svc, "metadata", "name") != "mcpbridge" {
+			continue
+		}
+		ports, _ := dig(svc, "spec", "ports").([]any)
+		for _, p := range ports {
+			if tp := fmt.Sprint(dig(p, "targetPort")); tp == mport || tp == "metrics" {
+				t.Errorf("the Service exposes the metrics port: %v", p)
+			}
+		}
 	}
 	// On SIGTERM the pod must leave the Service before its listener closes:
 	// /ready answers 503 for --shutdown-delay, which must outlast the

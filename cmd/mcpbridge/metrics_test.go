@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -74,5 +75,40 @@ func TestMetricsListenScreened(t *testing.T) {
 		if tc.want == http.StatusForbidden && strings.Contains(body.String(), "mcpbridge_") {
 			t.Errorf("%s: refused, yet the body holds metrics", tc.name)
 		}
+	}
+}
+
+// TestMetricsListenMovesMetrics: with --metrics-listen, /metrics is served
+// on that address only. It names every tool that was called, those an
+// access list hides from other callers included, and the HTTP listener
+// serves it without a credential: an operator who gives the metrics an
+// internal address found them on the public listener as well.
+func TestMetricsListenMovesMetrics(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	maddr := ln.Addr().String()
+	ln.Close()
+	get := func(url string) int {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatalf("GET %s: %v", url, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	base := startHTTPBridge(t, "serve", "--spec", "testdata/e2e.yaml", "--all-operations",
+		"--upstream", "http://127.0.0.1:9/", "--metrics-listen", maddr)
+	if got := get("http://" + maddr + "/metrics"); got != http.StatusOK {
+		t.Errorf("--metrics-listen /metrics: %d, want 200", got)
+	}
+	if got := get(base + "/metrics"); got != http.StatusNotFound {
+		t.Errorf("--listen /metrics with --metrics-listen set: %d, want 404", got)
+	}
+	// Without --metrics-listen the HTTP listener serves them as before.
+	base = startHTTPBridge(t, "serve", "--spec", "testdata/e2e.yaml", "--all-operations", "--upstream", "http://127.0.0.1:9/")
+	if got := get(base + "/metrics"); got != http.StatusOK {
+		t.Errorf("--listen /metrics: %d, want 200", got)
 	}
 }
