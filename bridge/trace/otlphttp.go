@@ -18,6 +18,8 @@ import (
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 )
 
 // The exporter's bounds. The export timeout (OTEL_EXPORTER_OTLP_TIMEOUT)
@@ -230,8 +232,12 @@ func newOTLPExporter(cfg *otlpConfig) *otlpExporter {
 	stopped, stop := context.WithCancel(context.Background())
 	return &otlpExporter{
 		cfg: cfg,
-		// No client timeout: the export's context carries it.
-		client:  &http.Client{Transport: tr},
+		// No client timeout: the export's context carries it. Redirects
+		// are followed only within the endpoint's origin, without a
+		// Referer: net/http would carry the OTLP headers (a vendor's API
+		// key) to any host a 307 names, and the endpoint's query in the
+		// Referer.
+		client:  &http.Client{Transport: tr, CheckRedirect: upstream.SameOriginRedirects},
 		target:  target.String(),
 		stopped: stopped,
 		stop:    stop,
@@ -338,6 +344,11 @@ func (e *otlpExporter) send(ctx context.Context, body []byte) (retry bool, wait 
 			}
 		}
 		return false, 0, nil
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 && resp.Header.Get("Location") != "" {
+		// Not followed (upstream.SameOriginRedirects): the Location is
+		// not quoted, it may hold the endpoint's query.
+		return false, 0, fmt.Errorf("OTLP export to %s: %s, a redirect to another origin (or past 5), not followed: set the collector's final URL", e.target, resp.Status)
 	}
 	err = fmt.Errorf("OTLP export to %s: %s%s", e.target, resp.Status, e.explain(resp.Header, answer))
 	switch resp.StatusCode {

@@ -585,3 +585,59 @@ func TestOTLPConnectionErrorHidesQuery(t *testing.T) {
 		t.Errorf("error %q: want the endpoint without its query", msg)
 	}
 }
+
+// TestOTLPRedirectElsewhere: a collector endpoint that redirects to
+// another origin (a misrouted load balancer, a hijacked name) must not
+// receive the spans with the OTLP headers, which carry the vendor's API
+// key, nor the endpoint's query in a Referer. A redirect within the
+// endpoint's origin is still followed.
+func TestOTLPRedirectElsewhere(t *testing.T) {
+	spans := tracetest.SpanStubs{stubSpan("s", sid1, resource.Empty(), "t")}.Snapshots()
+	other := newCollector(t)
+	// The same server under another host name: another origin.
+	elsewhere := strings.Replace(other.URL, "127.0.0.1", "localhost", 1) + "/v1/traces"
+	col := newCollector(t)
+	col.answer = func(_ int, w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/moved" {
+			return false
+		}
+		to := elsewhere
+		if r.URL.Path == "/same" {
+			to = "/moved"
+		}
+		w.Header().Set("Location", to)
+		w.WriteHeader(http.StatusTemporaryRedirect)
+		return true
+	}
+	setOTLPEnv(t, "http://unused.invalid")
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "X-Api-Key=collector-key-123")
+
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", col.URL+"/v1/traces?api_key=query-key-456")
+	err := newExporter(t).ExportSpans(t.Context(), spans)
+	if n := len(other.received()); n != 0 {
+		t.Fatalf("the other origin received %d exports (headers %v), want none", n, other.received()[0].header)
+	}
+	if err == nil || !strings.Contains(err.Error(), "307") || !strings.Contains(err.Error(), "another origin") {
+		t.Errorf("error %v, want the 307 named as a redirect to another origin", err)
+	}
+	if err != nil && (strings.Contains(err.Error(), "query-key-456") || strings.Contains(err.Error(), "collector-key-123")) {
+		t.Errorf("error %v quotes a credential", err)
+	}
+
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", col.URL+"/same?api_key=query-key-456")
+	if err := newExporter(t).ExportSpans(t.Context(), spans); err != nil {
+		t.Fatalf("a redirect within the origin: %v", err)
+	}
+	var moved []otlpRequest
+	for _, r := range col.received() {
+		if r.path == "/moved" {
+			moved = append(moved, r)
+		}
+	}
+	if len(moved) != 1 || moved[0].header.Get("X-Api-Key") != "collector-key-123" {
+		t.Fatalf("%d exports reached /moved (%v), want 1 with its header", len(moved), moved)
+	}
+	if ref := moved[0].header.Get("Referer"); ref != "" {
+		t.Errorf("the redirected export carried Referer %q", ref)
+	}
+}
