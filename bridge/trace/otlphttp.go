@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -212,6 +213,11 @@ type otlpExporter struct {
 	cfg    *otlpConfig
 	client *http.Client
 	target string // the endpoint for errors: no userinfo, no query
+	// secrets are blanked out of a collector's text quoted in an error:
+	// the header values, the endpoint's userinfo password and its query
+	// values (API keys a collector or its gateway might echo), longest
+	// first.
+	secrets []string
 
 	// stopped ends with Shutdown, and cancels the exports under way.
 	stopped context.Context
@@ -229,6 +235,18 @@ func newOTLPExporter(cfg *otlpConfig) *otlpExporter {
 	}
 	target := *cfg.endpoint
 	target.User, target.RawQuery, target.Fragment = nil, "", ""
+	var secrets []string
+	for _, vs := range cfg.headers {
+		secrets = append(secrets, vs...)
+	}
+	if pw, ok := cfg.endpoint.User.Password(); ok {
+		secrets = append(secrets, pw)
+	}
+	for _, vs := range cfg.endpoint.Query() {
+		secrets = append(secrets, vs...)
+	}
+	secrets = slices.DeleteFunc(secrets, func(v string) bool { return len(v) < 4 })
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
 	stopped, stop := context.WithCancel(context.Background())
 	return &otlpExporter{
 		cfg: cfg,
@@ -239,6 +257,7 @@ func newOTLPExporter(cfg *otlpConfig) *otlpExporter {
 		// Referer.
 		client:  &http.Client{Transport: tr, CheckRedirect: upstream.SameOriginRedirects},
 		target:  target.String(),
+		secrets: secrets,
 		stopped: stopped,
 		stop:    stop,
 		waitMin: retryWaitMin,
@@ -372,15 +391,11 @@ func (e *otlpExporter) explain(h http.Header, body []byte) string {
 }
 
 // quote makes a collector's text fit for a log line: one line, at most
-// maxErrorText bytes, with the configured header values (API keys a
-// collector might echo) blanked out.
+// maxErrorText bytes, with the configured header values and the
+// endpoint's credentials (API keys a collector might echo) blanked out.
 func (e *otlpExporter) quote(msg string) string {
-	for _, vs := range e.cfg.headers {
-		for _, v := range vs {
-			if len(v) >= 4 {
-				msg = strings.ReplaceAll(msg, v, redactedHeaderText)
-			}
-		}
+	for _, v := range e.secrets {
+		msg = strings.ReplaceAll(msg, v, redactedHeaderText)
 	}
 	msg = strings.Join(strings.Fields(msg), " ")
 	if len(msg) > maxErrorText {

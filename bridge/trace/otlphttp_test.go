@@ -5,9 +5,11 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -639,5 +641,36 @@ func TestOTLPRedirectElsewhere(t *testing.T) {
 	}
 	if ref := moved[0].header.Get("Referer"); ref != "" {
 		t.Errorf("the redirected export carried Referer %q", ref)
+	}
+}
+
+// TestOTLPFailureEndpointCredentials: a collector (or the gateway before
+// it) that echoes the credentials the endpoint URL carries, its query's
+// key or its userinfo password, does not have them quoted in the error
+// that the log prints: they are blanked like the header values.
+func TestOTLPFailureEndpointCredentials(t *testing.T) {
+	const queryKey, password = "q9Key4Collector", "pw7Secret2Basic"
+	col := newCollector(t)
+	col.answer = func(_ int, w http.ResponseWriter, r *http.Request) bool {
+		user, pass, _ := r.BasicAuth()
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprintf(w, "key %s is not valid for %s:%s", r.URL.Query().Get("api_key"), user, pass)
+		return true
+	}
+	setOTLPEnv(t, "http://unused.invalid")
+	u, _ := url.Parse(col.URL + "/v1/traces?region=eu&api_key=" + queryKey)
+	u.User = url.UserPassword("tenant", password)
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", u.String())
+	err := newExporter(t).ExportSpans(t.Context(), tracetest.SpanStubs{stubSpan("s", sid1, resource.Empty(), "t")}.Snapshots())
+	if err == nil {
+		t.Fatal("a 403 gave no error")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "403") || !strings.Contains(msg, "key [REDACTED] is not valid for tenant:[REDACTED]") {
+		t.Errorf("error %q: want the 403 and the reason with both credentials blanked", msg)
+	}
+	if strings.Contains(msg, queryKey) || strings.Contains(msg, password) {
+		t.Errorf("error %q quotes a credential of the endpoint URL", msg)
 	}
 }
