@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -48,6 +49,29 @@ type otlpConfig struct {
 	timeout  time.Duration
 	gzip     bool
 	tls      *tls.Config // nil: the defaults
+}
+
+// plainCredentialsHost is the endpoint's host when the exporter would
+// send credentials (header values, a query, a userinfo) over plain http
+// to a host that is not this machine; "" otherwise.
+func (c *otlpConfig) plainCredentialsHost() string {
+	u := c.endpoint
+	if u == nil || u.Scheme != "http" || loopback(u.Hostname()) {
+		return ""
+	}
+	if len(c.headers) == 0 && u.User == nil && u.RawQuery == "" {
+		return ""
+	}
+	return u.Host
+}
+
+// loopback reports whether host names this machine.
+func loopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // otlpConfigFromEnv reads the standard variables, each signal-specific one

@@ -38,6 +38,9 @@ type ProviderOptions struct {
 // *Provider is tracing turned off.
 type Provider struct {
 	sdk *sdktrace.TracerProvider
+	// plainHost is the OTLP endpoint's host when credentials go to it
+	// over plain http and it is not this machine (see PlainCredentialsHost).
+	plainHost string
 }
 
 // NewProvider builds the tracer provider. Nothing is sent until a span
@@ -58,14 +61,27 @@ func NewProvider(ctx context.Context, opts ProviderOptions) (*Provider, error) {
 		return nil, fmt.Errorf("tracing resource: %w", err)
 	}
 	exp := opts.Exporter
+	var plainHost string
 	if exp == nil {
 		cfg, err := otlpConfigFromEnv(os.Getenv)
 		if err != nil {
 			return nil, fmt.Errorf("OTLP trace exporter: %w", err)
 		}
 		exp = newOTLPExporter(cfg)
+		plainHost = cfg.plainCredentialsHost()
 	}
-	return &Provider{sdk: sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))}, nil
+	return &Provider{sdk: sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)), plainHost: plainHost}, nil
+}
+
+// PlainCredentialsHost is the host of the OTLP endpoint when the default
+// exporter sends it credentials (OTEL_EXPORTER_OTLP_HEADERS, a query, a
+// userinfo) over plain http and it is not this machine, for a warning;
+// "" otherwise, and for a nil p.
+func (p *Provider) PlainCredentialsHost() string {
+	if p == nil {
+		return ""
+	}
+	return p.plainHost
 }
 
 // TracerProvider is the provider to hand to [Middleware] and [Transport];

@@ -301,6 +301,10 @@ func (a *app) startTracing(ctx context.Context) (func(), error) {
 		return nil, fmt.Errorf("--otel: %w", err)
 	}
 	a.tracing = p
+	if host := p.PlainCredentialsHost(); host != "" {
+		a.log.Warn("tracing: the OTLP credentials will travel unencrypted: the endpoint is plain http on a non-loopback host; use https",
+			zap.String("host", host))
+	}
 	// The SDK reports export failures only through its process-wide
 	// handler (by default the standard logger, unstructured): route them to
 	// the bridge's log.
