@@ -110,6 +110,7 @@ paths:
         - {name: X-Oe, in: header, explode: true, schema: {$ref: "#/components/schemas/o"}}
         - {name: X-Json, in: header, content: {application/json: {schema: {type: object, properties: {k: {type: string}}}}}}
         - {name: Accept, in: header, schema: {type: string}}
+        - {name: user-agent, in: header, schema: {type: string}}
       responses: {"200": {description: ok, content: {application/json: {schema: {type: object}}}}}
   /cookie:
     get:
@@ -293,8 +294,8 @@ func TestRequestWire(t *testing.T) {
 			" HTTP/1.1"}},
 		{tool: "header", args: map[string]any{
 			"X-P": s, "X-A": a, "X-O": o, "X-Pe": s, "X-Ae": a, "X-Oe": o,
-			"X-Json": map[string]any{"k": "v w"},
-		}, headers: []string{"X-P", "X-A", "X-O", "X-Pe", "X-Ae", "X-Oe", "X-Json", "Accept"},
+			"X-Json": map[string]any{"k": "v w"}, "user-agent": "MyApp/1.0 (+https://example.com)",
+		}, headers: []string{"X-P", "X-A", "X-O", "X-Pe", "X-Ae", "X-Oe", "X-Json", "Accept", "User-Agent"},
 			want: wire{Line: "GET /header HTTP/1.1", Headers: map[string]string{
 				"X-P": "blue", "X-A": "blue,black,brown", "X-O": "B,150,G,200,R,100",
 				"X-Pe": "blue", "X-Ae": "blue,black,brown", "X-Oe": "B=150,G=200,R=100",
@@ -302,6 +303,10 @@ func TestRequestWire(t *testing.T) {
 				// The Accept parameter is ignored (OpenAPI: the bridge owns
 				// it); the bridge lists the response media types.
 				"Accept": "application/json, */*;q=0.1",
+				// A User-Agent parameter is the API's (Just Eat requires
+				// one, Bing shapes its results by it): the argument is
+				// sent, not replaced by the bridge's own.
+				"User-Agent": "MyApp/1.0 (+https://example.com)",
 			}}},
 		{tool: "cookie", args: map[string]any{"p": s, "a": a, "o": o, "pe": "a b;c", "ae": a, "oe": o},
 			headers: []string{"Cookie"},

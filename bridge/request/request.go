@@ -390,9 +390,14 @@ func (p *Plan) BuildLimit(ctx context.Context, args map[string]any, creds *Prepa
 		req.Header.Set("Content-Type", contentType)
 	}
 	// Set, with one backing array for both values (as Header.Clone does).
+	// A User-Agent header parameter is the API's to ask for (Just Eat
+	// requires one, Bing shapes its results by it): the argument's value
+	// goes, and the bridge's own only without one.
 	fixed := []string{p.Accept, userAgent}
 	req.Header["Accept"] = fixed[0:1:1]
-	req.Header["User-Agent"] = fixed[1:2:2]
+	if _, ok := header["User-Agent"]; !ok {
+		req.Header["User-Agent"] = fixed[1:2:2]
+	}
 	if len(cookies) > 0 {
 		cookies = append(cookies, creds.cookies...)
 		line := strings.Join(cookies, "; ")
