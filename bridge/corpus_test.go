@@ -88,6 +88,7 @@ var corpus = map[string]corpusWant{
 	"swaggerhub.3.0.json":          {Version: "3.0.0", Operations: 87, Tools: 87},
 	"useapi.3.0.json":              {Version: "3.0.2", Operations: 8, Tools: 8},
 	"weatherbit.3.0.json":          {Version: "3.0.0", Operations: 47, Tools: 47},
+	"mineskin.3.0.json":            {Version: "3.0.3", Operations: 9, Tools: 9},
 }
 
 // corpusToolName is what MCP clients and model APIs accept.

@@ -76,6 +76,7 @@ var corpus = map[string]corpusSummary{
 	"swaggerhub.3.0.json":            {Version: "3.0.0", Operations: 87, Repaired: true},
 	"useapi.3.0.json":                {Version: "3.0.2", Operations: 8},
 	"weatherbit.3.0.json":            {Version: "3.0.0", Operations: 47},
+	"mineskin.3.0.json":              {Version: "3.0.3", Operations: 9},
 }
 
 func TestLoadCorpus(t *testing.T) {
