@@ -235,6 +235,13 @@ paths:
         content:
           application/octet-stream: {schema: {type: string, format: binary}}
       responses: {"200": {description: ok}}
+  /image:
+    put:
+      operationId: bodyImageRange
+      requestBody:
+        content:
+          image/*: {schema: {type: string, format: binary}}
+      responses: {"200": {description: ok}}
 `
 
 // wire is what the upstream received, in the parts the tests compare.
@@ -369,6 +376,10 @@ func TestRequestWire(t *testing.T) {
 			want: wire{Line: "POST /text HTTP/1.1", Headers: map[string]string{"Content-Type": "text/plain"}, Body: "line 1\nline 2 <é>"}},
 		{tool: "bodyOctet", args: map[string]any{"body": "aGVsbG8gd29ybGQ="},
 			want: wire{Line: "PUT /octet HTTP/1.1", Headers: map[string]string{"Content-Type": "application/octet-stream"}, Body: "hello world"}},
+		// A media range (image/*) is no Content-Type: the bytes name their
+		// type when it is in the range (application/octet-stream is not).
+		{tool: "bodyImageRange", args: map[string]any{"body": "R0lGODlhAQABAAAAACw="},
+			want: wire{Line: "PUT /image HTTP/1.1", Headers: map[string]string{"Content-Type": "image/gif"}, Body: "GIF89a\x01\x00\x01\x00\x00\x00\x00,"}},
 	}
 
 	type received struct {

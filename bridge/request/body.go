@@ -8,6 +8,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/bridge/media"
 	"maps"
 	"mime/multipart"
+	"net/http"
 	"net/textproto"
 	"net/url"
 	"slices"
@@ -530,8 +531,26 @@ func (b *Body) encodeCapped(v any, limit int, field func(string) error) ([]byte,
 		case f.explicitType:
 			return nil, "", fmt.Errorf("body: contentType %q is not accepted (accepted: %s)", f.contentType, strings.Join(b.Accepts, ", "))
 		}
+	} else if ct == "application/octet-stream" && !slices.ContainsFunc(b.Accepts, func(r string) bool { return media.Type(r) == ct }) {
+		// The spec names a range (image/*, */*), which is no Content-Type,
+		// and application/octet-stream is outside image/*: the bytes name
+		// their type when it is one of the range's.
+		if sniffed := sniffType(f.data); sniffed != "" && matchesAny(b.Accepts, sniffed) {
+			ct = sniffed
+		}
 	}
 	return f.data, ct, nil
+}
+
+// sniffType is the media type the data's leading bytes identify (by the
+// WHATWG sniffing rules), or "" when they identify none more precise than
+// application/octet-stream or text/plain.
+func sniffType(data []byte) string {
+	t := media.Type(http.DetectContentType(data))
+	if t == "application/octet-stream" || t == "text/plain" {
+		return ""
+	}
+	return t
 }
 
 func (b *Body) encodeForm(obj map[string]any, limit int) ([]byte, error) {
