@@ -235,6 +235,23 @@ paths:
         content:
           application/octet-stream: {schema: {type: string, format: binary}}
       responses: {"200": {description: ok}}
+  /multipartTypes:
+    post:
+      operationId: bodyMultipartTypes
+      requestBody:
+        content:
+          multipart/form-data:
+            schema:
+              type: object
+              properties:
+                doc: {type: string, format: binary}
+                other: {type: string, format: binary}
+                pic: {type: string, format: binary}
+            encoding:
+              doc: {contentType: "application/pdf, image/png"}
+              other: {contentType: "application/pdf, image/png"}
+              pic: {contentType: "image/*"}
+      responses: {"200": {description: ok}}
   /image:
     put:
       operationId: bodyImageRange
@@ -376,6 +393,19 @@ func TestRequestWire(t *testing.T) {
 			want: wire{Line: "POST /text HTTP/1.1", Headers: map[string]string{"Content-Type": "text/plain"}, Body: "line 1\nline 2 <é>"}},
 		{tool: "bodyOctet", args: map[string]any{"body": "aGVsbG8gd29ybGQ="},
 			want: wire{Line: "PUT /octet HTTP/1.1", Headers: map[string]string{"Content-Type": "application/octet-stream"}, Body: "hello world"}},
+		// An encoding naming several types (or a range) labels each file
+		// part with the type its bytes name when it is one of them, else
+		// with the first concrete one (a PNG was sent as application/pdf).
+		{tool: "bodyMultipartTypes", args: map[string]any{"body": map[string]any{
+			"doc": "iVBORw0KGgo=", "other": "aGVsbG8=", "pic": "R0lGODlhAQABAAAAACw=",
+		}}, want: wire{Line: "POST /multipartTypes HTTP/1.1", Headers: map[string]string{"Content-Type": "multipart/form-data; boundary=BOUNDARY"},
+			Body: "--BOUNDARY\r\n" +
+				"Content-Disposition: form-data; name=\"doc\"; filename=\"doc\"\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n\r\n" +
+				"--BOUNDARY\r\n" +
+				"Content-Disposition: form-data; name=\"other\"; filename=\"other\"\r\nContent-Type: application/pdf\r\n\r\nhello\r\n" +
+				"--BOUNDARY\r\n" +
+				"Content-Disposition: form-data; name=\"pic\"; filename=\"pic\"\r\nContent-Type: image/gif\r\n\r\nGIF89a\x01\x00\x01\x00\x00\x00\x00,\r\n" +
+				"--BOUNDARY--\r\n"}},
 		// A media range (image/*) is no Content-Type: the bytes name their
 		// type when it is in the range (application/octet-stream is not).
 		{tool: "bodyImageRange", args: map[string]any{"body": "R0lGODlhAQABAAAAACw="},

@@ -41,6 +41,10 @@ const (
 type FilePlan struct {
 	Kind        FileKind
 	ContentType string // default part Content-Type for raw files ("" means application/octet-stream)
+	// Accepts is the encoding's contentType as written when it names more
+	// than ContentType ("application/pdf, image/png", "image/*"): a file
+	// whose bytes name one of those types goes as that type.
+	Accepts string
 }
 
 // Body is the precompiled plan for a request body, built once by
@@ -340,6 +344,14 @@ func textContentMediaType(s *openapi3.Schema) string {
 }
 
 func filePlanOf(s *openapi3.Schema, escContentType string) FilePlan {
+	p := filePlanOfType(s, escContentType)
+	if p.Kind == FileRaw && strings.TrimSpace(escContentType) != "" && media.Type(escContentType) != media.Type(p.ContentType) {
+		p.Accepts = escContentType
+	}
+	return p
+}
+
+func filePlanOfType(s *openapi3.Schema, escContentType string) FilePlan {
 	concrete := firstConcrete(escContentType)
 	switch {
 	case textContentMediaType(s) != "" && (escContentType == "" || media.IsText(media.Type(concrete))):

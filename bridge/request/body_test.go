@@ -141,7 +141,7 @@ func TestNewBodySpecSpecial(t *testing.T) {
 		"b64":     {Kind: FileBase64},
 		"media":   {Kind: FileRaw, ContentType: "image/png"},
 		"files":   {Kind: FileRaw},
-		"png":     {Kind: FileRaw, ContentType: "image/png"},
+		"png":     {Kind: FileRaw, ContentType: "image/png", Accepts: "image/png, image/*"},
 		"extra":   {Kind: FileRaw, ContentType: "application/pdf"},
 		"inAllOf": {Kind: FileRaw},
 	}

@@ -36,6 +36,13 @@ func writeFilePart(w *multipart.Writer, name string, v any, plan FilePlan) error
 		ct := f.contentType
 		if ct == "" {
 			ct = plan.ContentType
+			// The encoding names several types (or a range): the one the
+			// bytes name, when it is among them, rather than the first.
+			if plan.Accepts != "" {
+				if sniffed := sniffType(f.data); sniffed != "" && matchesAny(strings.Split(plan.Accepts, ","), sniffed) {
+					ct = sniffed
+				}
+			}
 		}
 		if ct == "" {
 			ct = "application/octet-stream"
