@@ -325,14 +325,18 @@ func (p *parser) names(f field) []string {
 		return nil
 	}
 	var out []string
+	// A set, not slices.Contains on out: a long list would make this
+	// quadratic (a 4 MiB list took minutes).
+	seen := make(map[string]bool)
 	for _, item := range f.value.Content {
 		item = resolve(item)
 		switch {
 		case item.Kind != yaml.ScalarNode || isNull(item) || strings.TrimSpace(item.Value) == "":
 			p.errorf(item.Line, "%s items must be non-empty %s", f.key, what[1])
-		case slices.Contains(out, item.Value):
+		case seen[item.Value]:
 			p.errorf(item.Line, "%s lists %q twice", f.key, item.Value)
 		default:
+			seen[item.Value] = true
 			out = append(out, item.Value)
 		}
 	}

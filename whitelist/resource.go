@@ -83,6 +83,7 @@ const badLiteral = `"'<>\^` + "`" + `|}`
 // variables named twice.
 func ParseURITemplate(s string) (*URITemplate, error) {
 	t := &URITemplate{raw: s}
+	seen := make(map[string]bool) // the variables so far: a set keeps a long template linear
 	rest := s
 	for rest != "" {
 		i := strings.IndexByte(rest, '{')
@@ -115,9 +116,10 @@ func ParseURITemplate(s string) (*URITemplate, error) {
 			return nil, fmt.Errorf("{%s}: one variable per expression, without modifiers (RFC 6570 level 1)", name)
 		case !varName.MatchString(name):
 			return nil, fmt.Errorf("{%s}: a variable name has letters, digits and _ only", name)
-		case slices.Contains(t.Vars(), name):
+		case seen[name]:
 			return nil, fmt.Errorf("{%s} appears twice", name)
 		}
+		seen[name] = true
 		if len(t.parts) > 0 && t.parts[len(t.parts)-1].v != "" {
 			return nil, fmt.Errorf("{%s} directly follows another variable: separate them with a literal", name)
 		}
