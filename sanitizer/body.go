@@ -181,6 +181,18 @@ func settle(out []byte, n int, redact func([]byte) ([]byte, int)) ([]byte, int) 
 
 func (r *Redactor) redactBody(mediaType string, body []byte, depth int) ([]byte, int) {
 	kind, params := classify(mediaType)
+	if kind != kindBinary && kind != kindUntyped && isGzip(body) {
+		// gzip labelled as what it holds (a .json.gz served as JSON, a
+		// multipart part): no text rule sees through compression, so it
+		// is inflated like a binary body's, and what it holds redacted by
+		// its label.
+		if depth+1 >= maxBodyDepth {
+			return bytes.Repeat([]byte{binMask}, len(body)), 1
+		}
+		if out, n, ok := r.redactGzip(mediaType, body, depth); ok {
+			return out, n
+		}
+	}
 	switch kind {
 	case kindJSON, kindJSONLines, kindJSONSeq:
 		return r.redactBodyOnce(kind, params, body, depth)
@@ -239,7 +251,7 @@ func (r *Redactor) redactBodyOnce(kind bodyKind, params string, body []byte, dep
 			// it holds is not looked for, so none of it is shown.
 			return bytes.Repeat([]byte{binMask}, len(body)), 1
 		}
-		if out, n, ok := r.redactGzip(body, depth); ok {
+		if out, n, ok := r.redactGzip("", body, depth); ok {
 			return out, n
 		}
 	}

@@ -36,9 +36,10 @@ func isGzip(b []byte) bool {
 // value-rule matches and measuring it, so a bomb costs no memory. A body
 // that inflates (as far as it does: a cut or corrupt stream is read up to
 // the damage) to at most maxGunzipRedact is then inflated again whole and
-// redacted as a body of no media type at depth + 1, key rules included;
-// when something is masked, the redacted text is compressed again, so the
-// agent still gets a gzip file. A larger body is kept as it is when the
+// redacted at depth + 1 as a body of mediaType (of no media type for a
+// binary body: gzip labelled as JSON, XML or text holds what its label
+// says), key rules included; when something is masked, the redacted text
+// is compressed again, so the agent still gets a gzip file. A larger body is kept as it is when the
 // scan found no match within maxGunzipScan, and otherwise (a match, or
 // more than maxGunzipScan) replaced whole by binMask bytes.
 //
@@ -46,7 +47,7 @@ func isGzip(b []byte) bool {
 // parse) or nothing inside it was masked: the caller then scans its bytes
 // as those of any binary body (bytes after a damaged or foreign member are
 // not inflated, but may hold a secret as such).
-func (r *Redactor) redactGzip(body []byte, depth int) (out []byte, n int, ok bool) {
+func (r *Redactor) redactGzip(mediaType string, body []byte, depth int) (out []byte, n int, ok bool) {
 	zr, err := gzip.NewReader(bytes.NewReader(body))
 	if err != nil {
 		return nil, 0, false
@@ -81,7 +82,7 @@ func (r *Redactor) redactGzip(body []byte, depth int) (out []byte, n int, ok boo
 	}
 	plain := make([]byte, 0, total)
 	plain, err = readAllInto(zr, plain, total)
-	red, n := r.redactBody("", plain, depth+1)
+	red, n := r.redactBody(mediaType, plain, depth+1)
 	if n == 0 {
 		if err != nil && found {
 			return withheld, 1, true

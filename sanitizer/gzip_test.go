@@ -122,3 +122,46 @@ func TestGzipBody(t *testing.T) {
 }
 
 const sanitizerBinMask = '*'
+
+// TestGzipLabelledAsContent: gzip labelled as what it holds (a .json.gz
+// served as application/json, a multipart part whose Content-Type names
+// the inflated content) is looked into too, and what it holds is redacted
+// by its label: key rules included. It used to pass through whole, so an
+// agent that inflated it read every secret inside.
+func TestGzipLabelledAsContent(t *testing.T) {
+	const key = "qk+S3cr/et=9ZzLongEnough"
+	r := newRedactor(t, sanitizer.Rules{Secrets: []string{key}})
+	for _, tc := range []struct{ mt, in, want string }{
+		{"application/json", `{"password":"hunter2","echo":"Bearer ` + key + `","aws":"` + awsKey + `"}`,
+			`{"password":"` + testMask + `","echo":"Bearer ` + testMask + `","aws":"` + testMask + `"}`},
+		{"text/plain; charset=utf-8", "echo " + key + " " + skKey, "echo " + testMask + " " + testMask},
+		{"application/xml", "<r><password>hunter2</password><k>" + key + "</k></r>", "<r><password>" + testMask + "</password><k>" + testMask + "</k></r>"},
+		{"text/csv", "id,password\n1,hunter2\n", "id,password\n1," + testMask + "\n"},
+		{"application/x-www-form-urlencoded", "a=1&password=hunter2", "a=1&password=" + testMask},
+	} {
+		out, n := r.RedactBody(tc.mt, gz(t, []byte(tc.in)))
+		if n == 0 {
+			t.Errorf("%s: nothing masked in %q", tc.mt, out)
+			continue
+		}
+		if got := gunzip(t, out); got != tc.want {
+			t.Errorf("%s: inflated %q, want %q", tc.mt, got, tc.want)
+		}
+	}
+	// A multipart answer whose part is gzip labelled application/json.
+	part := gz(t, []byte(`{"token":"t0k3nValue","echo":"`+key+`"}`))
+	body := "--b1\r\nContent-Type: application/json\r\n\r\n" + string(part) + "\r\n--b1--\r\n"
+	out, n := r.RedactBody("multipart/form-data; boundary=b1", []byte(body))
+	start, end := bytes.Index(out, []byte("\r\n\r\n")), bytes.LastIndex(out, []byte("\r\n--b1--"))
+	if n == 0 || start < 0 || end < start {
+		t.Fatalf("multipart: %d masked, %q", n, out)
+	}
+	if got, want := gunzip(t, out[start+4:end]), `{"token":"`+testMask+`","echo":"`+testMask+`"}`; got != want {
+		t.Errorf("multipart part inflated %q, want %q", got, want)
+	}
+	// Labelled gzip with nothing to mask is kept byte for byte.
+	clean := gz(t, []byte(`{"a":1}`))
+	if out, n := r.RedactBody("application/json", clean); n != 0 || !bytes.Equal(out, clean) {
+		t.Errorf("clean gzip: %d masked, %q", n, out)
+	}
+}

@@ -213,7 +213,7 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 		if content, ok := s.multipartContent(t.Name, params, body); ok {
 			return &mcp.CallToolResult{Content: content}, nil
 		}
-		return s.blob(t.Name, mediaType, body), nil
+		return s.blob(t.Name, mediaType, params, body), nil
 	case kind == media.Image:
 		// Binary bodies are scanned too: a credential echoed inside an image
 		// is overwritten in place (same length).
@@ -224,7 +224,7 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 		// TIFF, BMP, HEIC, ICO, or bytes that are not the image their label
 		// says: an attachment, not an image block a host would hand its
 		// model and the model's API refuse.
-		return s.blob(t.Name, mediaType, body), nil
+		return s.blob(t.Name, mediaType, params, body), nil
 	case kind == media.Audio:
 		red, _ := s.Redactor.RedactBody(mediaType, body)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: red, MIMEType: mediaType}}}, nil
@@ -233,7 +233,7 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 		red, _ := s.Redactor.RedactBody(mediaType, body)
 		return Text(string(red)), nil
 	default:
-		return s.blob(t.Name, mediaType, body), nil
+		return s.blob(t.Name, mediaType, params, body), nil
 	}
 }
 
@@ -327,9 +327,17 @@ func safeMediaType(r *sanitizer.Redactor, ct, mt string) string {
 }
 
 // blob is an answer with no text reading, as an embedded resource; its
-// bytes are scanned for secrets like any other body.
-func (s *Shaper) blob(name, mediaType string, body []byte) *mcp.CallToolResult {
-	red, _ := s.Redactor.RedactBody(mediaType, body)
+// bytes are scanned for secrets like any other body. A multipart body is
+// redacted part by part, which takes its boundary: without it, its parts
+// were scanned as one text, and a gzip part's secrets went through.
+func (s *Shaper) blob(name, mediaType string, params map[string]string, body []byte) *mcp.CallToolResult {
+	redactAs := mediaType
+	if b := params["boundary"]; b != "" && strings.HasPrefix(mediaType, "multipart/") {
+		if ct := mime.FormatMediaType(mediaType, map[string]string{"boundary": b}); ct != "" {
+			redactAs = ct
+		}
+	}
+	red, _ := s.Redactor.RedactBody(redactAs, body)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
 		URI: "mcpbridge://" + name + "/response", MIMEType: mediaType, Blob: red,
 	}}}}
