@@ -5,12 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -292,12 +294,41 @@ func FuzzLoadData(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	for _, file := range []string{"petstore-minimal.2.0.json", "xkcd.3.0.json", "form-data.3.0.yaml", "webhooks-only.3.1.yaml", "callbacks.3.0.yaml", "schema-circular.3.0.yaml"} {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "specs", file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	// Hostile shapes: a YAML alias bomb, aliases in schema slots, deep
+	// nesting, a $ref chain that doubles at each step, a huge maxLength,
+	// a $ref cycle through parameters.
+	bomb := "openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\nx-a: &a [l, l, l, l, l, l, l, l, l]\n"
+	for c := 'b'; c <= 'h'; c++ {
+		p := string(c - 1)
+		bomb += fmt.Sprintf("x-%c: &%c [*%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s]\n", c, c, p, p, p, p, p, p, p, p, p)
+	}
+	f.Add([]byte(bomb + "paths: {}\n"))
+	f.Add([]byte("openapi: 3.0.3\ninfo: {title: t, version: \"1\"}\ncomponents: {schemas: {S: &s {type: object, properties: {a: {type: string, maxLength: 99999999999999999999}}}, T: {type: object, properties: {x: *s, y: *s}}}}\n" +
+		"paths: {/x: {post: {requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/T'}}}}, responses: {'200': {description: ok}}}}}\n"))
+	f.Add([]byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{},"x":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`))
+	var chain strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&chain, `"S%d":{"type":"object","properties":{"a":{"$ref":"#/components/schemas/S%d"},"b":{"$ref":"#/components/schemas/S%d"}}},`, i, i+1, i+1)
+	}
+	f.Add([]byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"components":{"schemas":{` + chain.String() + `"S12":{"$ref":"#/components/schemas/S0"}}},` +
+		`"paths":{"/x/{p}":{"parameters":[{"$ref":"#/components/parameters/P"}],"post":{"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/S0"}}}},"responses":{"200":{"description":"ok"}}}}}}`))
 	f.Add([]byte(`{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/a":{"$ref":"#/paths/~1a"}}}`))
 	f.Add([]byte(`{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{"/a":{"get":{"parameters":[{"in":"body","name":"b"}]}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
 		res, err := specloader.LoadData(t.Context(), data, nil, specloader.Options{})
 		if err == nil && res.Doc == nil {
 			t.Fatal("LoadData returned neither a document nor an error")
+		}
+		if d := time.Since(start); d > 10*time.Second && len(data) < 1<<20 {
+			t.Fatalf("LoadData of %d bytes took %v", len(data), d)
 		}
 		// Pruning keeps every other path item: it must fail no worse.
 		keep := func(_, path, _ string, _ []string) bool { return len(path)%2 == 0 }
