@@ -327,12 +327,21 @@ func (r *Redactor) redactBinary(body []byte) ([]byte, int) {
 	}
 	iv = mergeSpans(iv)
 	out := bytes.Clone(body)
+	n := 0
 	for _, m := range iv {
+		changed := false
 		for i := m.lo; i < m.hi; i++ {
+			changed = changed || out[i] != binMask
 			out[i] = binMask
 		}
+		if changed {
+			n++ // a span already all mask bytes ("token=*") is no mask
+		}
 	}
-	return out, len(iv)
+	if n == 0 {
+		return body, 0
+	}
+	return out, n
 }
 
 // valueSpans appends the spans of b the value rules match.
