@@ -233,7 +233,10 @@ func (s *jsonState) object(i int) int {
 		if i = s.value(start); i < 0 {
 			return -1
 		}
-		clean := src[start] == '"' && s.masked
+		// A boolean or null carries no secret: it stays, keeping the
+		// answer's types ({"secret": false}, {"api_key": null}), as a
+		// strict output schema and an agent's logic expect.
+		clean := src[start] == '"' && s.masked || isLiteral(src[start])
 		switch {
 		case sensitive && !clean:
 			s.dst = append(s.dst[:mark], maskJSON...)
@@ -318,6 +321,11 @@ func (s *jsonState) array(i int) int {
 			return s.fail(i, "invalid character "+quoteByte(src[i])+" after array element")
 		}
 	}
+}
+
+// isLiteral reports whether c starts a JSON literal (true, false, null).
+func isLiteral(c byte) bool {
+	return c == 't' || c == 'f' || c == 'n'
 }
 
 func (s *jsonState) literal(i int, lit string) int {

@@ -87,6 +87,10 @@ func (r *Redactor) lenientSpansNest(body []byte, nest int) (iv, quoted []span) {
 			continue
 		}
 		ve := lenientValueEnd(body, v)
+		if lit := string(body[v:ve]); lit == "true" || lit == "false" || lit == "null" {
+			i = ve // a boolean or null carries no secret
+			continue
+		}
 		if ve > v {
 			quoted = append(quoted, span{v, ve})
 		}

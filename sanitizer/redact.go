@@ -6,8 +6,8 @@ package sanitizer
 // sensitive is masked after its "=", and one holding a JSON object or
 // array is redacted as JSON), the values of sensitive keys (and the
 // "value" of an object whose "name" or "key" names a sensitive key) become
-// [Mask] (unless a string starting with "MASKED:" in which no value rule
-// matches), and every other value is returned as is. Object keys are
+// [Mask] (unless a boolean, null, or a string starting with "MASKED:" in
+// which no value rule matches), and every other value is returned as is. Object keys are
 // redacted like any string; should two keys of one map redact to the same
 // text, one of their values is kept.
 func (r *Redactor) Redact(v any) any {
@@ -39,12 +39,18 @@ func (r *Redactor) redact(v any) (any, int) {
 			rk, n := r.redactString(k)
 			total += n
 			if isSensitiveKey(r, k) || labelled && kvKind(k) == kvValue {
-				if s, ok := e.(string); ok && keepMasked(r, s) {
-					out[rk] = s
-				} else {
-					out[rk] = Mask
-					total++
+				switch s := e.(type) {
+				case string:
+					if keepMasked(r, s) {
+						out[rk] = s
+						continue
+					}
+				case bool, nil:
+					out[rk] = e // a boolean or null carries no secret
+					continue
 				}
+				out[rk] = Mask
+				total++
 				continue
 			}
 			out[rk], n = r.redact(e)

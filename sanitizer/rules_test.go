@@ -109,8 +109,8 @@ func TestRedactKeys(t *testing.T) {
 		"Token":         testMask,
 		"X-Api-Key":     testMask,
 		"client_secret": testMask,
-		"CLIENT-SECRET": testMask,
-		"apikey":        testMask,
+		"CLIENT-SECRET": nil,  // a null carries no secret
+		"apikey":        true, // nor does a boolean
 		"token_type":    "bearer",
 		"tokens_used":   float64(5),
 		"csrfToken":     "keep",
