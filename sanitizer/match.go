@@ -127,7 +127,10 @@ func (r *Redactor) initAnchors(defaults bool) {
 		// A name starts right after the delimiter: a JSON pointer's "#/"
 		// and prose's "; " are not looked at.
 		const tok = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
-		r.anchor(aQuery, "?&#;", tok, tok+"=")
+		// '%': a name with percent-encoded bytes (?api%5Fkey=, ?%74oken=)
+		// and a whole pair percent-encoded inside another URL's query
+		// (%3Faccess_token%3D...).
+		r.anchor(aQuery, "?&#;%", tok+"%", tok+"=%")
 		r.anchor(aKnown, "ng", "pl", "mp")
 	}
 	for _, p := range r.prefixes {
@@ -415,23 +418,84 @@ func knownEnd[T text](r *Redactor, s T, i int) int {
 // (sig, X-Amz-Signature) stay readable. The value ends at '&', '#', ';',
 // ',', white space, a control byte, a quote, '<', '>', '\' or ')'. A
 // value that starts with Mask, or that keepMasked keeps, is left alone.
+//
+// Percent-encoding does not hide a pair: the name is read decoded
+// (?api%5Fkey=, ?%74oken=), its '=' may be %3D, and a pair quoted inside
+// another URL's query, every delimiter encoded
+// (?next=https%3A%2F%2Fh%2Fcb%3Faccess_token%3DSECRET%26page%3D2), is
+// found after its %3F, %26, %23 or %3B; its value then also ends at the
+// next encoded '&', '#' or ';'.
 // lo == hi means none.
 func queryValue[T text](r *Redactor, s T, i int) (lo, hi int) {
 	n := len(s)
 	j := i + 1
-	k := j
-	for k < n && k-j < maxKeyLen && r.cls[s[k]]&cTok != 0 {
-		k++
+	encoded := false // the delimiter itself was percent-encoded
+	if s[i] == '%' {
+		if i+2 >= n || !isQueryDelim(pctAt(s, i)) {
+			return 0, 0
+		}
+		j, encoded = i+3, true
 	}
-	if k == j || k+1 >= n || s[k] != '=' || !isSensitiveKey(r, s[j:k]) {
+	// The name, decoded: plain names (the usual case) are read in place.
+	var buf [maxKeyLen]byte
+	nb, plain := 0, true
+	k := j
+	for k < n && nb < maxKeyLen {
+		c := s[k]
+		w := 1
+		if c == '%' {
+			if c = pctAt(s, k); c == 0 {
+				break
+			}
+			w, plain = 3, false
+		}
+		if r.cls[c]&cTok == 0 {
+			break
+		}
+		buf[nb] = c
+		nb++
+		k += w
+	}
+	if nb == 0 || k+1 >= n {
 		return 0, 0
 	}
-	lo, hi = k+1, run(r, s, k+1, cQVal)
+	switch {
+	case s[k] == '=':
+		lo = k + 1
+	case s[k] == '%' && pctAt(s, k) == '=' && k+3 < n:
+		lo = k + 3
+	default:
+		return 0, 0
+	}
+	if plain && !isSensitiveKey(r, s[j:k]) || !plain && !isSensitiveKey(r, buf[:nb]) {
+		return 0, 0
+	}
+	hi = run(r, s, lo, cQVal)
+	if encoded {
+		for e := lo; e+2 < hi; e++ {
+			if s[e] == '%' && isQueryDelim(pctAt(s, e)) {
+				hi = e
+				break
+			}
+		}
+	}
 	if hi == lo || hasAt(s, lo, Mask) || keepMasked(r, s[lo:hi]) {
 		return 0, 0
 	}
 	return lo, hi
 }
+
+// pctAt returns the byte that the escape "%XX" at s[i] encodes, or 0 when
+// s[i:] does not start with one (or encodes NUL).
+func pctAt[T text](s T, i int) byte {
+	if i+2 >= len(s) || s[i] != '%' || !isHex(s[i+1]) || !isHex(s[i+2]) {
+		return 0
+	}
+	return unhex(s[i+1])<<4 | unhex(s[i+2])
+}
+
+// isQueryDelim reports whether c starts a query pair: '?', '&', '#', ';'.
+func isQueryDelim(c byte) bool { return c == '?' || c == '&' || c == '#' || c == ';' }
 
 // jwtEnd returns the end of the JWT starting at s[i] ("eyJ"), or -1, and
 // the end of its first segment: no JWT starting before that can end

@@ -32,6 +32,19 @@ func TestQueryPairs(t *testing.T) {
 			"Server=tcp:db;Database=d;User ID=u;Password=" + m + ";"},
 		{"already masked", "?token=" + m + "&a=1", "?token=" + m + "&a=1"},
 		{"empty value", "?token=&a=1", "?token=&a=1"},
+		// Percent-encoding does not hide a pair: a name with encoded
+		// bytes, an encoded '=', and a whole pair inside another URL's
+		// query (every delimiter encoded), whose value ends at the next
+		// encoded '&'.
+		{"encoded underscore", "https://h.example/x?api%5Fkey=Zx9Qw8Er7Ty6&page=2", "https://h.example/x?api%5Fkey=" + m + "&page=2"},
+		{"encoded underscore lower hex", "?access%5ftoken=Zx9Qw8Er7Ty6", "?access%5ftoken=" + m},
+		{"encoded first letter", "?a=1&%74oken=Zx9Qw8Er7Ty6", "?a=1&%74oken=" + m},
+		{"encoded equals", "?api_key%3DZx9Qw8Er7Ty6&a=1", "?api_key%3D" + m + "&a=1"},
+		{"url in a url", "https://a.example/login?next=https%3A%2F%2Fh.example%2Fcb%3Faccess_token%3DZx9Qw8Er7Ty6%26page%3D2&x=1",
+			"https://a.example/login?next=https%3A%2F%2Fh.example%2Fcb%3Faccess_token%3D" + m + "%26page%3D2&x=1"},
+		{"url in a url lower hex", "r=%2fcb%3fa%3d1%26client_secret%3dZx9Qw8Er7Ty6%23frag", "r=%2fcb%3fa%3d1%26client_secret%3d" + m + "%23frag"},
+		{"encoded pair not sensitive", "?next=%2Fcb%3Fpage%3D2%26cursor%3Dabc&api%5Fversion=3", "?next=%2Fcb%3Fpage%3D2%26cursor%3Dabc&api%5Fversion=3"},
+		{"encoded non-name byte", "?api%20key=abc", "?api%20key=abc"},
 
 		{"ordinary pairs", "https://api.example.com/v1/x?page=2&cursor=abc123def456&id=42&q=token%3Dx",
 			"https://api.example.com/v1/x?page=2&cursor=abc123def456&id=42&q=token%3Dx"},

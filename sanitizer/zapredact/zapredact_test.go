@@ -244,3 +244,19 @@ func TestWrapNilErrorAndStringer(t *testing.T) {
 type stringerPtr struct{ s string }
 
 func (v *stringerPtr) String() string { return v.s }
+
+// TestWrapEncodedQueryPair: a log line quoting a URL whose credential pair
+// is percent-encoded (a name with an escaped byte, or a callback URL quoted
+// in another's query) carries the mask, not the credential.
+func TestWrapEncodedQueryPair(t *testing.T) {
+	log, logs, _ := setup(t, zapcore.DebugLevel)
+	log.Warn("redirect to https://h.example/x?api%5Fkey=Zx9Qw8Er7Ty6&page=2",
+		zap.String("location", "https://a.example/login?next=%2Fcb%3Faccess_token%3DZx9Qw8Er7Ty6%26page%3D2"))
+	e := logs.All()[0]
+	if want := "redirect to https://h.example/x?api%5Fkey=" + mask + "&page=2"; e.Message != want {
+		t.Errorf("message = %q, want %q", e.Message, want)
+	}
+	if got, want := e.ContextMap()["location"], "https://a.example/login?next=%2Fcb%3Faccess_token%3D"+mask+"%26page%3D2"; got != want {
+		t.Errorf("location = %q, want %q", got, want)
+	}
+}
