@@ -34,8 +34,8 @@ type Options struct {
 	// retryable calls; 0 means 2, a negative value disables retries.
 	Retries int
 	// RetryWaitMin and RetryWaitMax bound the exponential backoff between
-	// attempts; zeros mean 100ms and 5s. A Retry-After header on 429/503
-	// takes precedence. A wait (backoff or Retry-After) longer than the
+	// attempts; zeros mean 100ms and 5s. A Retry-After header on a
+	// retried status (429, 502, 503, 504) takes precedence. A wait (backoff or Retry-After) longer than the
 	// call's remaining deadline is not attempted: the last answer (or
 	// transport error) is returned at once instead of a timeout.
 	RetryWaitMin, RetryWaitMax time.Duration
@@ -245,9 +245,7 @@ func (p policy) checkRetry(ctx context.Context, resp *http.Response, err error) 
 			return false, nil
 		}
 	} else {
-		switch resp.StatusCode {
-		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		default:
+		if !retriedStatus(resp.StatusCode) {
 			return false, nil
 		}
 	}
@@ -264,9 +262,11 @@ func (p policy) checkRetry(ctx context.Context, resp *http.Response, err error) 
 }
 
 // backoff is the wait before the attempt after attempt (0 for the first):
-// a 429's or 503's Retry-After, else min doubled per attempt up to max.
+// the Retry-After of an answer the policy retries (429, 502, 503, 504:
+// a gateway that says when its backend will be back is heeded as a 503
+// is, not tried again at once), else min doubled per attempt up to max.
 func (p policy) backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+	if resp != nil && retriedStatus(resp.StatusCode) {
 		if wait, ok := retryAfter(resp); ok {
 			return wait
 		}
@@ -279,6 +279,15 @@ func (p policy) backoff(lo, hi time.Duration, attempt int, resp *http.Response) 
 		wait *= 2
 	}
 	return min(wait, hi)
+}
+
+// retriedStatus reports whether an answer of this status is tried again.
+func retriedStatus(code int) bool {
+	switch code {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
 }
 
 func retryAfter(resp *http.Response) (time.Duration, bool) {
