@@ -136,7 +136,11 @@ func (k *checker) message(f *failure, field string) string {
 		name := join(field, f.prop)
 		msg := strconv.Quote(name) + " is required"
 		if ps := f.s.Properties[f.prop]; ps != nil {
-			if d := k.describe(ps, 0); d != "" {
+			if ps.Description == UndeclaredRequired {
+				// Declared by [repairer.requiredUndeclared]: say what
+				// to send, since no schema does.
+				msg += " (the API requires it but its spec does not describe it: any value is accepted)"
+			} else if d := k.describe(ps, 0); d != "" {
 				msg += " (" + d + ")"
 			}
 		}

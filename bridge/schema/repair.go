@@ -339,9 +339,17 @@ func quoteList(names []string) string {
 	return out
 }
 
-// required drops the required entries a closed object cannot have.
+// required drops the required entries a closed object cannot have and, in
+// an input schema, declares those an open object requires without
+// declaring them ([repairer.requiredUndeclared]).
 func (r *repairer) required(s *jsonschema.Schema) {
-	if len(s.Required) == 0 || !isFalse(s.AdditionalProperties) {
+	if len(s.Required) == 0 {
+		return
+	}
+	if !isFalse(s.AdditionalProperties) {
+		if r.side == "input" {
+			r.requiredUndeclared(s)
+		}
 		return
 	}
 	want := map[string]bool{}
@@ -357,6 +365,52 @@ func (r *repairer) required(s *jsonschema.Schema) {
 		s.Required = nil
 	}
 	r.add("/required", "required %s, which the closed object does not declare: dropped", quoteList(missing))
+}
+
+// UndeclaredRequired is the description of a property an input object
+// requires without declaring it.
+const UndeclaredRequired = "Required by the API, whose spec does not describe it: any value is accepted."
+
+// requiredUndeclared declares, accepting any value, the properties an open
+// input object lists in required without declaring them (nor matching
+// them with patternProperties). They stay required, as the API wants, but
+// the model now sees each among the properties with a description saying
+// so, rather than a bare name in required that nothing describes (and
+// that some hosts refuse: Gemini rejects a function whose required names
+// an undefined property). Left alone: an object that declares no property
+// (a constraint such as oneOf [{required: [a]}, {required: [b]}]), one
+// reached as an allOf, anyOf, oneOf or not branch, or with anyOf or oneOf
+// of its own, whose siblings may declare the name; allOf branches and
+// $refs it has are looked into.
+func (r *repairer) requiredUndeclared(s *jsonschema.Schema) {
+	if len(s.Properties) == 0 || s.Ref != "" || len(s.AnyOf)+len(s.OneOf) > 0 {
+		return
+	}
+	if n := len(r.path); n >= 2 {
+		switch r.path[n-2] {
+		case "allOf", "anyOf", "oneOf":
+			return
+		}
+	}
+	if n := len(r.path); n >= 1 && r.path[n-1] == "not" {
+		return
+	}
+	all := map[string]bool{}
+	r.declared(s, all, 0)
+	want := map[string]bool{}
+	for _, name := range s.Required {
+		if !all[name] {
+			want[name] = true
+		}
+	}
+	missing := r.closedMissing(s, want)
+	if len(missing) == 0 {
+		return
+	}
+	for _, n := range missing {
+		s.Properties[n] = &jsonschema.Schema{Description: UndeclaredRequired}
+	}
+	r.add("/required", "required %s, which the object does not declare: declared, accepting any value", quoteList(missing))
 }
 
 // types is the type list of s; nil when it has none.

@@ -107,7 +107,10 @@ func TestRepairSchema(t *testing.T) {
 		  "allOf":[{"type":"object","properties":{"inherited":{"type":"string"}}}]}}}`,
 		repairs: []string{`input#/properties/P | allOf declares "inherited"`},
 	}, {
-		name: "required entries a closed object does not declare",
+		// An open object keeps a required name it does not declare, and
+		// declares it accepting anything, so that the model sees it
+		// described.
+		name: "required entries an object does not declare",
 		schemas: `    R:
       type: object
       additionalProperties: false
@@ -119,8 +122,12 @@ func TestRepairSchema(t *testing.T) {
 		names: []string{"R", "Open"},
 		want: `{"type":"object","properties":{
 		  "R":{"type":"object","additionalProperties":false,"required":["a","x-1"],"properties":{"a":{"type":"string"}},"patternProperties":{"^x-":{"type":"string"}}},
-		  "Open":{"type":"object","required":["ghost"],"properties":{"a":{"type":"string"}}}}}`,
-		repairs: []string{`input#/properties/R/required | required "ghost"`},
+		  "Open":{"type":"object","required":["ghost"],"properties":{"a":{"type":"string"},
+		    "ghost":{"description":"Required by the API, whose spec does not describe it: any value is accepted."}}}}}`,
+		repairs: []string{
+			`input#/properties/R/required | required "ghost", which the closed object does not declare: dropped`,
+			`input#/properties/Open/required | required "ghost", which the object does not declare: declared, accepting any value`,
+		},
 	}, {
 		name: "defaults and examples that break their own schema",
 		schemas: `    D: {type: integer, minimum: 1, default: 0, example: 5}
