@@ -9,10 +9,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // ErrEncoding reports an answer in a Content-Encoding the bridge cannot
-// decode (br, zstd, compress, or an unknown name).
+// decode (br, compress, or an unknown name).
 var ErrEncoding = errors.New("upstream answered in a content encoding the bridge cannot decode")
 
 // ErrCorrupt reports a compressed answer that does not decompress.
@@ -21,8 +23,8 @@ var ErrCorrupt = errors.New("the upstream's compressed answer is corrupt")
 // Decoded is resp's body as the upstream meant it, and its length (-1 when
 // unknown). Go's transport already undoes the gzip it asked for (and then
 // drops the header); what is left is an encoding the upstream chose on its
-// own: gzip or deflate (zlib, or raw deflate as some servers send it) are
-// undone here, in the order they were applied; anything else is
+// own: gzip, deflate (zlib, or raw deflate as some servers send it) and
+// zstd (RFC 9659: a window of 8 MiB at most) are undone here, in the order they were applied; anything else is
 // ErrEncoding, not bytes the agent would read as garbage. Limits apply to
 // what the reader delivers, so a compression bomb stops at the caller's
 // size limit; more than maxCodings codings are ErrEncoding (each decoder
@@ -52,6 +54,12 @@ func Decoded(resp *http.Response) (io.Reader, int64, error) {
 			r = zr
 		case "deflate":
 			r = deflateReader(r)
+		case "zstd":
+			zr, err := newZstdReader(r)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%w: %w", ErrCorrupt, err)
+			}
+			r = zr
 		default:
 			return nil, 0, fmt.Errorf("%w: %q", ErrEncoding, safeToken(c))
 		}
@@ -91,4 +99,58 @@ func safeToken(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// zstdWindow is the largest window a zstd answer may use: RFC 9659 caps
+// the zstd content coding at 8 MiB, so a frame asking for more (memory
+// the bridge would hold per call) is refused as corrupt.
+const zstdWindow = 8 << 20
+
+// zstdReader decodes a zstd stream synchronously (no goroutines to leak
+// when the caller stops reading). A read error that the stream beneath
+// caused (a timeout, a reset) comes back as it is; any other is the
+// stream's fault, [ErrCorrupt].
+type zstdReader struct {
+	dec *zstd.Decoder
+	src *errRecorder
+}
+
+// errRecorder remembers the first error its reader returned.
+type errRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errRecorder) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
+func newZstdReader(r io.Reader) (*zstdReader, error) {
+	src := &errRecorder{r: r}
+	dec, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(zstdWindow))
+	if err != nil {
+		return nil, err
+	}
+	return &zstdReader{dec: dec, src: src}, nil
+}
+
+func (z *zstdReader) Read(p []byte) (int, error) {
+	n, err := z.dec.Read(p)
+	switch {
+	case err == nil:
+	case err == io.EOF:
+		z.dec.Close()
+	case z.src.err != nil:
+		z.dec.Close()
+		err = z.src.err
+	default:
+		z.dec.Close()
+		err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	return n, err
 }
