@@ -9,12 +9,15 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -166,6 +169,12 @@ func (s *Shaper) shape(t Tool, status int, header http.Header, body []byte) (res
 	if status >= 400 {
 		s.Log.Info("upstream error status", zap.String("tool", t.Name), zap.Int("status", status))
 		msg := fmt.Sprintf("upstream returned HTTP %d %s", status, http.StatusText(status))
+		if wait, ok := retryAfter(header.Get("Retry-After"), time.Now()); ok {
+			// When to try again, which the agent cannot see otherwise
+			// (a 429 or 503 whose wait ran past the call's deadline,
+			// a POST the bridge never retries).
+			msg += " (the upstream asks to retry after " + wait + ")"
+		}
 		if text := s.bodyText(kind, mediaType, body); text != "" {
 			if len(text) > maxErrorText {
 				text = truncateUTF8(text, maxErrorText) + "…(truncated)"
@@ -410,4 +419,22 @@ func Text(s string) *mcp.CallToolResult {
 // Error is an IsError result holding s.
 func Error(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// retryAfter renders a Retry-After header (delay-seconds or an HTTP date)
+// as a wait from now ("30s", "1h0m0s"); false when v is neither.
+func retryAfter(v string, now time.Time) (string, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "", false
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseUint(v, 10, 64); err == nil {
+		d = time.Duration(min(secs, uint64(math.MaxInt64/time.Second))) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = max(0, t.Sub(now)).Round(time.Second)
+	} else {
+		return "", false
+	}
+	return d.String(), true
 }
