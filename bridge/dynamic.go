@@ -1,9 +1,9 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -530,23 +530,28 @@ func (c *Catalog) answerMeta(_ context.Context, call *Call) *Outcome {
 // itself. A problem with the meta-call's own arguments is an error, and
 // call is left as it was.
 func (c *Catalog) unwrapCall(call *Call) error {
-	var in struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+	const want = "want {\"name\": string, \"arguments\": object}"
+	args := call.Args
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(call.Args)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil || in.Name == "" {
-		reason := "want {\"name\": string, \"arguments\": object}"
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &te) && te.Field != "":
-			// Not the decoder's words: they name Go types.
-			reason += fmt.Sprintf(": %q is %s", te.Field, jsonKind(te.Value))
-		case errors.As(err, &te):
-			reason += ": got " + jsonKind(te.Value)
-		case err != nil:
-			reason += ": " + err.Error()
+	m, err := StrictObject(args, "name", "arguments")
+	if err != nil {
+		return &ArgumentError{Reason: want + ": " + err.Error()}
+	}
+	var in struct {
+		Name      string
+		Arguments json.RawMessage
+	}
+	in.Arguments = m["arguments"]
+	if raw, ok := m["name"]; !ok || json.Unmarshal(raw, &in.Name) != nil || in.Name == "" {
+		reason := want
+		switch k := rawKind(raw); {
+		case !ok:
+		case k == "a string":
+			reason += `: "name" is empty`
+		default:
+			reason += `: "name" is ` + k
 		}
 		return &ArgumentError{Reason: reason}
 	}

@@ -360,3 +360,44 @@ func TestSearchCursorStale(t *testing.T) {
 		t.Errorf("a cursor from before the operations changed: isError=%v %s; want it refused, saying why", out.Result.IsError, text)
 	}
 }
+
+// TestCallOperationExactNames: call_operation's arguments are read as its
+// input schema says, "name" and "arguments" exactly and once. encoding/json
+// took "NAME" for "name" (and "Arguments" for "arguments"), the later one
+// winning, so a call that the host showed for approval as
+// {"name":"getPetById",...} deleted a pet: JavaScript and Python read
+// "NAME" as a key of its own. Such calls are refused; the upstream is not
+// called.
+func TestCallOperationExactNames(t *testing.T) {
+	var got atomic.Value
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Method + " " + r.URL.Path)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":1,"name":"rex","photoUrls":[]}`)
+	}))
+	defer up.Close()
+	rt := bridge.NewRuntime(dynamicCatalog(t, bridge.ToolsDynamic, up))
+	for _, tc := range []struct{ args, want string }{
+		{`{"name":"getPetById","arguments":{"petId":1},"NAME":"deletePet"}`, `unknown field "NAME" (names are case-sensitive: "name")`},
+		{`{"Name":"deletePet","arguments":{"petId":1}}`, `unknown field "Name"`},
+		{`{"name":"getPetById","name":"deletePet","arguments":{"petId":1}}`, `field "name" given twice`},
+		{`{"name":"getPetById","arguments":{"petId":1},"ARGUMENTS":{"petId":2}}`, `unknown field "ARGUMENTS"`},
+		{`{"name":7}`, `"name" is a number`},
+		{`{"name":""}`, `"name" is empty`},
+		{`[1]`, `got an array, not an object`},
+		{`{"arguments":{}}`, `want {"name": string, "arguments": object}`},
+	} {
+		got.Store("")
+		out, err := rt.Call(t.Context(), &bridge.Call{Tool: "call_operation", Args: json.RawMessage(tc.args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := textOf(t, out.Result); out.Kind != bridge.BadArguments || !strings.Contains(text, tc.want) || got.Load() != "" {
+			t.Errorf("%s: %v %q, upstream saw %q; want bad_arguments saying %s, no upstream call", tc.args, out.Kind, text, got.Load(), tc.want)
+		}
+	}
+	out, err := rt.Call(t.Context(), &bridge.Call{Tool: "call_operation", Args: json.RawMessage(`{"name":"getPetById","arguments":{"petId":1}}`)})
+	if err != nil || out.Result.IsError || got.Load() != "GET /pet/1" {
+		t.Errorf("a well-formed call: %v %v, upstream saw %q", err, out.Result, got.Load())
+	}
+}

@@ -333,6 +333,38 @@ type batchRequest struct {
 	Calls []callRequest `json:"calls"`
 }
 
+// decodeBatch reads the body of POST /api/batch. Member names are matched
+// exactly and once (bridge.StrictObject): encoding/json would also take
+// "NAME" for "name", the last of two, so that a batch reviewed or logged
+// as calling one tool would call another.
+func decodeBatch(raw json.RawMessage) (batchRequest, error) {
+	var req batchRequest
+	m, err := bridge.StrictObject(raw, "calls")
+	if err != nil {
+		return req, err
+	}
+	var calls []json.RawMessage
+	if v, ok := m["calls"]; ok {
+		if err := json.Unmarshal(v, &calls); err != nil {
+			return req, errors.New(`"calls" must be an array of {"name": string, "arguments": object}`)
+		}
+	}
+	for i, c := range calls {
+		f, err := bridge.StrictObject(c, "name", "arguments")
+		if err != nil {
+			return req, fmt.Errorf("calls[%d]: %w", i, err)
+		}
+		cr := callRequest{Arguments: f["arguments"]}
+		if v, ok := f["name"]; ok {
+			if err := json.Unmarshal(v, &cr.Name); err != nil {
+				return req, fmt.Errorf(`calls[%d]: "name" must be a string`, i)
+			}
+		}
+		req.Calls = append(req.Calls, cr)
+	}
+	return req, nil
+}
+
 // batchResult is one entry of the answer: the result, or why there is none.
 type batchResult struct {
 	Name   string              `json:"name"`
@@ -347,10 +379,8 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 		h.writeJSON(w, bodyStatus(err), errorBody{err.Error()})
 		return
 	}
-	var req batchRequest
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	req, err := decodeBatch(raw)
+	if err != nil {
 		h.writeJSON(w, http.StatusBadRequest, errorBody{"batch: " + err.Error()})
 		return
 	}

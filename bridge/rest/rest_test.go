@@ -591,3 +591,37 @@ func BenchmarkList(b *testing.B) {
 		resp.Body.Close()
 	}
 }
+
+// TestBatchExactNames: a batch's members are named exactly and once. The
+// decoder took "NAME" for "name" and the last of two, so a batch that a
+// reviewer, a log or a policy proxy reads as calling getItem called fail
+// (JavaScript and Python keep "NAME" as a key of its own).
+func TestBatchExactNames(t *testing.T) {
+	var called []string
+	record := func(next bridge.Invoker) bridge.Invoker {
+		return bridge.InvokerFunc(func(ctx context.Context, c *bridge.Call) (*bridge.Outcome, error) {
+			called = append(called, c.Tool)
+			return next.Invoke(ctx, c)
+		})
+	}
+	srv := httptest.NewServer(rest.Handler(newRuntime(t, record), rest.Options{}))
+	defer srv.Close()
+	for _, tc := range []struct{ body, want string }{
+		{`{"calls":[{"name":"getItem","arguments":{"id":1},"NAME":"fail"}]}`, `calls[0]: unknown field \"NAME\" (names are case-sensitive: \"name\")`},
+		{`{"calls":[{"Name":"fail"}]}`, `calls[0]: unknown field \"Name\"`},
+		{`{"calls":[{"name":"getItem","name":"fail"}]}`, `calls[0]: field \"name\" given twice`},
+		{`{"calls":[{"name":"getItem","arguments":{"id":1},"Arguments":{"id":2}}]}`, `unknown field \"Arguments\"`},
+		{`{"calls":[{"name":"getItem","arguments":{"id":1}}],"CALLS":[{"name":"fail"}]}`, `unknown field \"CALLS\"`},
+		{`{"calls":[{"name":7}]}`, `calls[0]: \"name\" must be a string`},
+		{`{"calls":{"name":"fail"}}`, `\"calls\" must be an array`},
+	} {
+		called = nil
+		status, _, body := do(t, srv, "POST", "/api/batch", tc.body)
+		if status != http.StatusBadRequest || !strings.Contains(body, tc.want) || len(called) != 0 {
+			t.Errorf("%s: %d %s, called %v; want 400 containing %s and no call", tc.body, status, body, called, tc.want)
+		}
+	}
+	if status, _, body := do(t, srv, "POST", "/api/batch", `{"calls":[{"name":"getItem","arguments":{"id":4}}]}`); status != 200 || !strings.Contains(body, `{\"id\":\"4\"}`) {
+		t.Errorf("a well-formed batch: %d %s", status, body)
+	}
+}
