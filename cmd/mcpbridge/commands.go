@@ -260,6 +260,13 @@ func (a *app) initWhitelist(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// An operationId entry selects every operation that carries it: where
+	// the spec repeats one (GET and DELETE of a path both "thing"), the
+	// enabled entry of the read-only one would serve the others too.
+	holders := map[string]int{}
+	for _, op := range ops {
+		holders[op.Op.OperationID]++
+	}
 	groups := map[string][]whitelist.Operation{}
 	for _, op := range ops {
 		tag := "(untagged)"
@@ -287,7 +294,7 @@ func (a *app) initWhitelist(ctx context.Context) error {
 		fmt.Fprintf(&b, "\n  # %s\n", oneLine(tag)) // the spec's text stays inside the comment
 		for _, op := range groups[tag] {
 			entry := "- method: " + op.Method + "\n    path: " + yamlString(op.Path)
-			if op.Op.OperationID != "" {
+			if op.Op.OperationID != "" && holders[op.Op.OperationID] == 1 {
 				entry = "- operationId: " + yamlString(op.Op.OperationID)
 			}
 			summary := oneLine(op.Op.Summary)
@@ -299,7 +306,9 @@ func (a *app) initWhitelist(ctx context.Context) error {
 				enabled++
 				fmt.Fprintf(&b, "  %s%s\n", entry, comment)
 			} else {
-				fmt.Fprintf(&b, "  # %s%s\n", strings.ReplaceAll(entry, "\n", "\n  # "), comment)
+				// "# " at the entry's column on every line, so that removing
+				// it (an editor's toggle) leaves the entry as if enabled.
+				fmt.Fprintf(&b, "  # %s%s\n", strings.ReplaceAll(entry, "\n  ", "\n  # "), comment)
 			}
 		}
 	}

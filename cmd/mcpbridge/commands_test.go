@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -318,5 +319,54 @@ func TestInitControlCharacters(t *testing.T) {
 	}
 	if _, err := whitelist.Parse(bytes.NewReader(out.Bytes())); err != nil {
 		t.Fatalf("init's whitelist does not parse: %v\n%q", err, out.String())
+	}
+}
+
+// TestInitRepeatedOperationID: an operationId entry selects every operation
+// that carries it, so init wrote "- operationId: thing" for the GET of a
+// spec that also gave "thing" to a DELETE, and the whitelist it says
+// enables read-only operations only served the DELETE as well. A repeated
+// operationId is written as method and path. A commented-out entry becomes
+// a valid one when its "# " is removed.
+func TestInitRepeatedOperationID(t *testing.T) {
+	spec := `openapi: 3.0.3
+info: {title: t, version: "1"}
+servers: [{url: "https://api.example.com"}]
+paths:
+  /things/{id}:
+    parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+    get: {operationId: thing, responses: {"200": {description: ok}}}
+    delete: {operationId: thing, responses: {"204": {description: gone}}}
+  /other:
+    post: {responses: {"200": {description: ok}}}
+`
+	dir := t.TempDir()
+	sp := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(sp, []byte(spec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"init", "--spec", sp}, nil, &out, &errb); err != nil {
+		t.Fatalf("init: %v\n%s", err, errb.String())
+	}
+	wlPath := filepath.Join(dir, "whitelist.yaml")
+	if err := os.WriteFile(wlPath, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var tools bytes.Buffer
+	if err := run(t.Context(), []string{"tools", "--no-cache", "--spec", sp, "--whitelist", wlPath}, nil, &tools, &errb); err != nil {
+		t.Fatalf("tools with init's whitelist: %v\n%s", err, errb.String())
+	}
+	if strings.Contains(tools.String(), "DELETE") || !strings.Contains(tools.String(), "GET") {
+		t.Errorf("init's whitelist serves more than the read-only operation:\n%s\nwhitelist:\n%s", tools.String(), out.String())
+	}
+	// Every entry uncommented: all three operations, each once.
+	all := regexp.MustCompile(`(?m)^  # (- |  )`).ReplaceAllString(out.String(), "  $1")
+	wl, err := whitelist.Parse(strings.NewReader(all))
+	if err != nil {
+		t.Fatalf("init's whitelist with its entries uncommented does not parse: %v\n%s", err, all)
+	}
+	if len(wl.Entries) != 3 {
+		t.Errorf("uncommented: %d entries; want 3:\n%s", len(wl.Entries), all)
 	}
 }
