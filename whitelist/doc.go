@@ -116,7 +116,8 @@
 // parameters of style simple, operations selected by two entries of the
 // same kind (two tags, or two entries naming one operation; an entry naming
 // one operation by method+path or operationId refines a tag that selects it
-// too, and its overrides apply), and name overrides repeated across entries. Each problem is one error
+// too: its overrides win one by one, and what it leaves unset, the access
+// list above all, comes from the tag), and name overrides repeated across entries. Each problem is one error
 // starting with "line N: "; all of them come back together as an
 // [errors.Join], so a caller can print them under the file's name.
 //

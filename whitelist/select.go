@@ -48,8 +48,11 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 	duplicateResources(p.Entries, report)
 
 	owner := make([]int, len(s.cands)) // index of the entry selecting each candidate, or -1
+	// tagOf is the tag entry that also selects a candidate a specific
+	// entry owns (which refines it), or -1.
+	tagOf := make([]int, len(s.cands))
 	for i := range owner {
-		owner[i] = -1
+		owner[i], tagOf[i] = -1, -1
 	}
 	type pair struct{ first, later int }
 	overlaps := make(map[pair][]string)
@@ -81,9 +84,10 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 				// order. Two tags, or two specific entries, are an overlap.
 				switch specificI, specificJ := p.Entries[i].Tag == "", p.Entries[j].Tag == ""; {
 				case specificI && !specificJ:
-					owner[c] = i
+					owner[c], tagOf[c] = i, j
 					continue
 				case !specificI && specificJ:
+					tagOf[c] = i
 					continue
 				}
 				k := pair{j, i}
@@ -118,6 +122,9 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 		op := Operation{Method: c.method, Path: c.path, PathItem: c.item, Op: c.op}
 		if i := owner[ci]; i >= 0 {
 			e := &p.Entries[i]
+			if t := tagOf[ci]; t >= 0 {
+				e = refined(e, &p.Entries[t])
+			}
 			op.Name, op.Description, op.Title = e.Name, e.Description, e.Title
 			op.Annotations = e.Annotations.clone()
 			op.Timeout = e.Timeout
@@ -141,6 +148,43 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 		out = append(out, op)
 	}
 	return out, nil
+}
+
+// refined is e, an entry naming one operation, with what it leaves unset
+// taken from tag, a tag entry that selects the operation too: its own
+// overrides win, one by one. Above all, an operation under a tag's access
+// list keeps it when an entry refines only its timeout or name; replacing
+// the whole entry opened it to every caller.
+func refined(e, tag *Entry) *Entry {
+	out := *e
+	if out.Allow == nil {
+		out.Allow = tag.Allow
+	}
+	switch {
+	case out.Annotations == nil:
+		out.Annotations = tag.Annotations
+	case tag.Annotations != nil:
+		a, t := *out.Annotations, tag.Annotations
+		a.ReadOnlyHint = cmp.Or(a.ReadOnlyHint, t.ReadOnlyHint)
+		a.DestructiveHint = cmp.Or(a.DestructiveHint, t.DestructiveHint)
+		a.IdempotentHint = cmp.Or(a.IdempotentHint, t.IdempotentHint)
+		a.OpenWorldHint = cmp.Or(a.OpenWorldHint, t.OpenWorldHint)
+		out.Annotations = &a
+	}
+	out.Timeout = cmp.Or(out.Timeout, tag.Timeout)
+	out.NestedStyle = cmp.Or(out.NestedStyle, tag.NestedStyle)
+	out.Pinned = out.Pinned || tag.Pinned
+	if out.AllowSlashes == nil {
+		out.AllowSlashes = tag.AllowSlashes
+	}
+	if out.Fields == nil {
+		out.Fields = tag.Fields
+	}
+	out.MaxItems = cmp.Or(out.MaxItems, tag.MaxItems)
+	if out.Redact == nil {
+		out.Redact = tag.Redact
+	}
+	return &out
 }
 
 // candidate is one operation of the spec.

@@ -90,3 +90,85 @@ func TestAccessControl(t *testing.T) {
 		t.Errorf("user calling open: %v %+v", err, r)
 	}
 }
+
+// TestAccessTagRefined: a tag entry's access list stays on an operation
+// that an entry naming it refines without an allow of its own. The
+// refining entry used to replace the tag's settings whole, so giving the
+// admin tag's DELETE a timeout opened it to every caller, and the
+// annotations, pinning and answer shaping of the tag went with it.
+func TestAccessTagRefined(t *testing.T) {
+	up := newUpstream(t)
+	res, err := specloader.LoadData(t.Context(), []byte(`openapi: 3.0.3
+info: {title: access, version: "1"}
+paths:
+  /open:
+    get: {operationId: open, responses: {"200": {description: ok}}}
+  /admin:
+    get: {operationId: adminGet, tags: [admin], responses: {"200": {description: ok}}}
+    delete: {operationId: adminDelete, tags: [admin], responses: {"200": {description: ok}}}
+`), nil, specloader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := whitelist.Parse(strings.NewReader(`tools:
+  - operationId: open
+  - tag: admin
+    allow: {keys: ["api-key:0"]}
+    annotations: {openWorldHint: false}
+  - operationId: adminDelete
+    timeout: 5s
+    annotations: {idempotentHint: false}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := policy.Select(res.Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := bridge.New(ops, bridge.Options{BaseURL: up.URL, Client: up.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpx.New(bridge.NewRuntime(cat, bridge.Access()), mcpx.Options{}).MCP()
+	opts := transport.HTTPOptions{APIKeys: []string{"k-admin", "k-user"}}
+	admin, err := connectHTTP(t, srv, opts, "Bearer k-admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := connectHTTP(t, srv, opts, "Bearer k-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt, err := user.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lt.Tools {
+		names = append(names, tl.Name)
+	}
+	if diff := cmp.Diff([]string{"open", "ping"}, names); diff != "" {
+		t.Errorf("user's tools (-want +got):\n%s", diff)
+	}
+	if _, err := user.CallTool(t.Context(), &mcp.CallToolParams{Name: "adminDelete"}); err == nil {
+		t.Errorf("user called adminDelete, which the admin tag's access list does not grant")
+	}
+	r, err := admin.CallTool(t.Context(), &mcp.CallToolParams{Name: "adminDelete"})
+	if err != nil || r.IsError {
+		t.Fatalf("admin calling adminDelete: %v %+v", err, r)
+	}
+	lt, err = admin.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range lt.Tools {
+		if tl.Name != "adminDelete" {
+			continue
+		}
+		// The refining entry's hint and the tag's, each where set.
+		if a := tl.Annotations; a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint || a.IdempotentHint {
+			t.Errorf("adminDelete's annotations %+v; want openWorldHint false (the tag's) and idempotentHint false (its own)", a)
+		}
+	}
+}
