@@ -399,6 +399,13 @@ func (p *parser) allow(f field) *Allow {
 		switch af.key {
 		case "keys":
 			a.Keys = names
+			for _, k := range names {
+				// A caller's id is always one of these: anything else
+				// matches nobody, and the callers meant are locked out.
+				if kind, rest, _ := strings.Cut(k, ":"); (kind != "api-key" && kind != "jwt") || rest == "" {
+					p.errorf(af.line, "allow keys: %q is no caller's id: an API key is api-key:NAME (api-key:N, its place, when unnamed), a JWT caller jwt:ISSUER|SUBJECT (a subject alone goes under subjects)", k)
+				}
+			}
 		case "subjects":
 			a.Subjects = names
 		case "scopes":

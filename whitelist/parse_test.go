@@ -386,6 +386,11 @@ func TestParsePinnedAndAllow(t *testing.T) {
 		{"tools:\n  - operationId: a\n    allow: {}\n", "allow lists nobody"},
 		{"tools:\n  - operationId: a\n    allow: {roles: [x]}\n", `unknown key "roles"`},
 		{"tools:\n  - operationId: a\n    allow: [x]\n", "allow must be a mapping"},
+		// A caller's id is api-key:… or jwt:…: a bare key name matched no
+		// caller, locking out the one it meant, without a word.
+		{"tools:\n  - operationId: a\n    allow: {keys: [admin]}\n", `line 3: allow keys: "admin" is no caller's id: an API key is api-key:NAME`},
+		{"tools:\n  - operationId: a\n    allow: {keys: [\"api-key:\"]}\n", `"api-key:" is no caller's id`},
+		{"tools:\n  - operationId: a\n    allow: {keys: [\"apikey:admin\"]}\n", `"apikey:admin" is no caller's id`},
 	} {
 		_, err := whitelist.Parse(strings.NewReader(bad.doc))
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
