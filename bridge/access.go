@@ -71,3 +71,12 @@ func allowOf(a *whitelist.Allow) *whitelist.Allow {
 	cp := whitelist.Allow{Keys: slices.Clone(a.Keys), Subjects: slices.Clone(a.Subjects), Scopes: slices.Clone(a.Scopes)}
 	return &cp
 }
+
+// AllowKeys are the caller ids (api-key:…, jwt:…) the tool's access list
+// names; nil for a tool without one. Shared: never modify them.
+func (t *Tool) AllowKeys() []string {
+	if t.allow == nil {
+		return nil
+	}
+	return t.allow.Keys
+}

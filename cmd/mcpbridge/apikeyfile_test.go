@@ -182,3 +182,37 @@ paths:
 		t.Errorf("the log holds an inbound key of --api-key-file:\n%s", logs)
 	}
 }
+
+// TestAllowKeysUnconfigured: an access list naming an API key caller that
+// no configured key is (a misspelt name, a place past the last key) is
+// warned about at start, naming the caller and the tools: the key meant
+// is locked out without a word, and for api-key:N the next key added gets
+// the access.
+func TestAllowKeysUnconfigured(t *testing.T) {
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "wl.yaml")
+	if err := os.WriteFile(wl, []byte("tools:\n  - operationId: getItem\n    allow: {keys: [\"api-key:reader\", \"api-key:admn\"]}\n  - operationId: getSecrets\n    allow: {keys: [\"api-key:1\"]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(dir, "keys")
+	if err := os.WriteFile(keys, []byte("reader key-reader-secret-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	err := run(ctx, []string{"serve", "--transport", "http", "--listen", "127.0.0.1:0", "--api-key-file", keys,
+		"--spec", "testdata/e2e.yaml", "--whitelist", wl, "--upstream", "http://127.0.0.1:9/api", "--no-cache"}, nil, &out, &errb)
+	if err != nil {
+		t.Fatalf("serve: %v\n%s", err, errb.String())
+	}
+	log := errb.String()
+	for _, want := range []string{`"caller": "api-key:admn", "tools": ["getItem"]`, `"caller": "api-key:1", "tools": ["getSecrets"]`} {
+		if !strings.Contains(log, "no configured key is") || !strings.Contains(log, want) {
+			t.Errorf("no warning with %s:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, `"caller": "api-key:reader"`) {
+		t.Errorf("a configured key warned about:\n%s", log)
+	}
+}

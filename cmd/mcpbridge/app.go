@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -496,6 +498,17 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 	if n := countEmpty(names); len(keys) > 1 && n > 0 {
 		a.log.Warn("inbound API keys without a name are named by their position (api-key:0, api-key:1...): removing one renames every key after it, which then gets the access rules and quota of its new name; name them in --api-key-file, one NAME KEY per line", zap.Int("unnamed", n), zap.Int("keys", len(keys)))
 	}
+	if len(keys) > 0 {
+		ids := make(map[string]bool, len(keys))
+		for i, n := range names {
+			if n == "" {
+				n = strconv.Itoa(i)
+			}
+			ids["api-key:"+n] = true
+		}
+		a.warnAllowKeys(rt.Catalog(), ids)
+		rt.OnSwap(func(_, cur *bridge.Catalog) { a.warnAllowKeys(cur, ids) })
+	}
 	// Status reads the catalog being served: /ready turns 200 when a
 	// degraded start recovers, and the tool count follows reloads.
 	status := func() transport.Status {
@@ -829,6 +842,25 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 // countEmpty is the number of empty strings in s.
+// warnAllowKeys warns of the api-key callers the access lists of cat name
+// that no configured key is (ids): a misspelt name locks its key out, and
+// a place past the last key (api-key:3 of three) is granted to whichever
+// key is added next.
+func (a *app) warnAllowKeys(cat *bridge.Catalog, ids map[string]bool) {
+	unknown := map[string][]string{}
+	for _, t := range cat.Tools() {
+		for _, k := range t.AllowKeys() {
+			if strings.HasPrefix(k, "api-key:") && !ids[k] {
+				unknown[k] = append(unknown[k], t.Name())
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(unknown)) {
+		tools := unknown[k]
+		a.log.Warn("a whitelist access list names an API key caller that no configured key is: no caller gets the access it grants (a key added later at that place or with that name would)", zap.String("caller", k), zap.Strings("tools", tools[:min(len(tools), 5)]), zap.Int("tool_count", len(tools)))
+	}
+}
+
 func countEmpty(s []string) int {
 	n := 0
 	for _, v := range s {
