@@ -182,6 +182,7 @@ const (
 	kSlack
 	kPrefix
 	kB64
+	kQuery
 	nKinds
 )
 
@@ -335,9 +336,14 @@ func matchAt[T text](r *Redactor, st *scanState, s T, i int, f uint16, iv []span
 			iv = append(iv, span{i, e})
 		}
 	}
-	if f&aQuery != 0 {
-		if lo, hi := queryValue(r, s, i); hi > lo {
+	if f&aQuery != 0 && i >= st.skip[kQuery] {
+		if lo, hi, plain := queryValue(r, s, i); hi > lo {
 			iv = append(iv, span{lo, hi})
+			if plain {
+				// A pair starting inside a value read to its end ends
+				// there too: "?token=x?token=x..." is read once.
+				st.skip[kQuery] = hi
+			}
 		}
 	}
 	if f&aCustom != 0 {
@@ -425,14 +431,15 @@ func knownEnd[T text](r *Redactor, s T, i int) int {
 // (?next=https%3A%2F%2Fh%2Fcb%3Faccess_token%3DSECRET%26page%3D2), is
 // found after its %3F, %26, %23 or %3B; its value then also ends at the
 // next encoded '&', '#' or ';'.
-// lo == hi means none.
-func queryValue[T text](r *Redactor, s T, i int) (lo, hi int) {
+// lo == hi means none. plain reports a value read to the end of its run
+// (the delimiter was not encoded).
+func queryValue[T text](r *Redactor, s T, i int) (lo, hi int, plain bool) {
 	n := len(s)
 	j := i + 1
 	encoded := false // the delimiter itself was percent-encoded
 	if s[i] == '%' {
 		if i+2 >= n || !isQueryDelim(pctAt(s, i)) {
-			return 0, 0
+			return 0, 0, false
 		}
 		j, encoded = i+3, true
 	}
@@ -457,7 +464,7 @@ func queryValue[T text](r *Redactor, s T, i int) (lo, hi int) {
 		k += w
 	}
 	if nb == 0 || k+1 >= n {
-		return 0, 0
+		return 0, 0, false
 	}
 	switch {
 	case s[k] == '=':
@@ -465,24 +472,25 @@ func queryValue[T text](r *Redactor, s T, i int) (lo, hi int) {
 	case s[k] == '%' && pctAt(s, k) == '=' && k+3 < n:
 		lo = k + 3
 	default:
-		return 0, 0
+		return 0, 0, false
 	}
 	if plain && !isSensitiveKey(r, s[j:k]) || !plain && !isSensitiveKey(r, buf[:nb]) {
-		return 0, 0
+		return 0, 0, false
 	}
-	hi = run(r, s, lo, cQVal)
 	if encoded {
-		for e := lo; e+2 < hi; e++ {
-			if s[e] == '%' && isQueryDelim(pctAt(s, e)) {
-				hi = e
-				break
-			}
+		// One pass that stops at the next encoded delimiter: reading the
+		// whole run first made "%26token%3Dx" repeated quadratic.
+		hi = lo
+		for hi < n && r.cls[s[hi]]&cQVal != 0 && (s[hi] != '%' || !isQueryDelim(pctAt(s, hi))) {
+			hi++
 		}
+	} else {
+		hi = run(r, s, lo, cQVal)
 	}
 	if hi == lo || hasAt(s, lo, Mask) || keepMasked(r, s[lo:hi]) {
-		return 0, 0
+		return 0, 0, false
 	}
-	return lo, hi
+	return lo, hi, !encoded
 }
 
 // pctAt returns the byte that the escape "%XX" at s[i] encodes, or 0 when

@@ -3,6 +3,7 @@ package sanitizer_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -154,6 +155,36 @@ func TestEdgeCases(t *testing.T) {
 // TestLinearTime feeds texts made of one token start repeated. A scan that
 // re-read the rest of the text at each start would take minutes here
 // instead of milliseconds.
+// TestQueryPairsLinear: query pairs under sensitive names, plain and
+// percent-encoded, repeated over the default --max-response-bytes. Each
+// pair used to read the rest of the body: 256 KiB took 1.6 s, 4 MiB
+// minutes.
+func TestQueryPairsLinear(t *testing.T) {
+	r := newRedactor(t, sanitizerRules(nil, nil))
+	budget := 5 * time.Second
+	if raceEnabled {
+		budget = 60 * time.Second
+	}
+	for _, u := range []string{"%26token%3Dabcdefgh", "?token=x", "&password=ab", "%3Fapi_key%3D", "?token=%26token%3Dx"} {
+		s := strings.Repeat(u, (4<<20)/len(u))
+		start := time.Now()
+		got := r.RedactString(s)
+		if d := time.Since(start); d > budget {
+			t.Errorf("%q repeated to 4 MiB: RedactString took %v", u, d)
+		}
+		if strings.Contains(got, "abcdefgh") {
+			t.Errorf("%q repeated: a value is left unmasked", u)
+		}
+		start = time.Now()
+		if _, err := r.RedactJSON(nil, []byte(`["`+s+`"]`)); err != nil {
+			t.Errorf("%q repeated: %v", u, err)
+		}
+		if d := time.Since(start); d > budget {
+			t.Errorf("%q repeated to 4 MiB: RedactJSON took %v", u, d)
+		}
+	}
+}
+
 func TestLinearTime(t *testing.T) {
 	r := newRedactor(t, sanitizerRules([]string{"pk_live_"}, []string{secret}))
 	units := []string{"eyJ", "eyJa.", "sk-", "xoxb-", "github_pat_", "-----BEGIN PRIVATE KEY-----",
