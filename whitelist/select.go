@@ -87,8 +87,14 @@ func (p *Policy) Select(doc *openapi3.T) ([]Operation, error) {
 					owner[c], tagOf[c] = i, j
 					continue
 				case !specificI && specificJ:
-					tagOf[c] = i
-					continue
+					if tagOf[c] < 0 {
+						tagOf[c] = i
+						continue
+					}
+					// A second tag over a refined operation overlaps the
+					// first whatever the order: keeping only the last
+					// tag's settings dropped the first one's allow list.
+					j = tagOf[c]
 				}
 				k := pair{j, i}
 				overlaps[k] = append(overlaps[k], s.cands[c].label())

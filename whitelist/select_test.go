@@ -628,3 +628,40 @@ func TestSelectNestedAndSlashes(t *testing.T) {
 		t.Errorf("Select(code policy) errors mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestSelectTwoTagsOverRefinedOperation: two tags selecting one operation
+// are an overlap in every order of the entries, also when an entry naming
+// the operation refines it; before, the orders that put the specific entry
+// before the second tag kept only that tag's settings, dropping the first
+// tag's access list.
+func TestSelectTwoTagsOverRefinedOperation(t *testing.T) {
+	doc := loadInline(t, `openapi: 3.0.3
+info: {title: two tags, version: "1"}
+paths:
+  /x:
+    delete:
+      operationId: dropX
+      tags: [admin, public]
+      responses: {"204": {description: gone}}
+`)
+	admin := "  - tag: admin\n    allow: {keys: [\"api-key:ops\"]}\n"
+	public := "  - tag: public\n"
+	specific := "  - {operationId: dropX, timeout: 5s}\n"
+	for _, order := range [][]string{
+		{admin, public, specific},
+		{specific, admin, public},
+		{admin, specific, public},
+		{public, specific, admin},
+		{specific, public, admin},
+	} {
+		p := mustParse(t, "tools:\n"+strings.Join(order, ""))
+		ops, err := p.Select(doc)
+		if err == nil {
+			t.Errorf("order %q: selected %d operation(s), want an overlap error", order, len(ops))
+			continue
+		}
+		if !strings.Contains(err.Error(), "already selected by the entry at") {
+			t.Errorf("order %q: %v, want an overlap error", order, err)
+		}
+	}
+}
