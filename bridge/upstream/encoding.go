@@ -27,8 +27,10 @@ var ErrCorrupt = errors.New("the upstream's compressed answer is corrupt")
 // zstd (RFC 9659: a window of 8 MiB at most) are undone here, in the order they were applied; anything else is
 // ErrEncoding, not bytes the agent would read as garbage. Limits apply to
 // what the reader delivers, so a compression bomb stops at the caller's
-// size limit; more than maxCodings codings are ErrEncoding (each decoder
-// holds a window of 32 KiB, whatever it is given to read).
+// size limit; more than maxCodings codings are ErrEncoding (a gzip or
+// deflate decoder holds a window of 32 KiB, whatever it is given to read),
+// and so is zstd listed twice: its decoder may hold the 8 MiB window a
+// frame asks for, and four stacked ones asked 37 MiB of a few-KB answer.
 func Decoded(resp *http.Response) (io.Reader, int64, error) {
 	ce := resp.Header.Get("Content-Encoding")
 	if ce == "" || resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent ||
@@ -39,6 +41,7 @@ func Decoded(resp *http.Response) (io.Reader, int64, error) {
 		return nil, 0, fmt.Errorf("%w: %d codings stacked, more than the %d it undoes", ErrEncoding, n, maxCodings)
 	}
 	codings := strings.Split(ce, ",")
+	zstds := 0
 	var r io.Reader = resp.Body
 	for i := len(codings) - 1; i >= 0; i-- {
 		switch c := strings.ToLower(strings.TrimSpace(codings[i])); c {
@@ -55,6 +58,9 @@ func Decoded(resp *http.Response) (io.Reader, int64, error) {
 		case "deflate":
 			r = deflateReader(r)
 		case "zstd":
+			if zstds++; zstds > 1 {
+				return nil, 0, fmt.Errorf("%w: zstd applied %d times; the bridge undoes it once", ErrEncoding, strings.Count(strings.ToLower(ce), "zstd"))
+			}
 			zr, err := newZstdReader(r)
 			if err != nil {
 				return nil, 0, fmt.Errorf("%w: %w", ErrCorrupt, err)
@@ -111,8 +117,9 @@ const zstdWindow = 8 << 20
 // caused (a timeout, a reset) comes back as it is; any other is the
 // stream's fault, [ErrCorrupt].
 type zstdReader struct {
-	dec *zstd.Decoder
-	src *errRecorder
+	dec  *zstd.Decoder
+	src  *errRecorder
+	done error // once set, the decoder is closed and every Read returns it
 }
 
 // errRecorder remembers the first error its reader returned.
@@ -140,17 +147,20 @@ func newZstdReader(r io.Reader) (*zstdReader, error) {
 }
 
 func (z *zstdReader) Read(p []byte) (int, error) {
+	if z.done != nil {
+		return 0, z.done
+	}
 	n, err := z.dec.Read(p)
 	switch {
 	case err == nil:
+		return n, nil
 	case err == io.EOF:
-		z.dec.Close()
 	case z.src.err != nil:
-		z.dec.Close()
 		err = z.src.err
 	default:
-		z.dec.Close()
 		err = fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
+	z.dec.Close()
+	z.done = err
 	return n, err
 }

@@ -1,12 +1,15 @@
 package upstream
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // TestDecodedStackedCodings: a Content-Encoding naming deflate thousands
@@ -34,5 +37,31 @@ func TestDecodedStackedCodings(t *testing.T) {
 		Body: io.NopCloser(strings.NewReader("x"))}
 	if _, _, err := Decoded(resp); err == nil || errors.Is(err, ErrEncoding) {
 		t.Errorf("three codings: error %v, want the corrupt gzip's", err)
+	}
+}
+
+// TestZstdReadAfterEOF: a zstd answer read past its end keeps saying
+// io.EOF, as an io.Reader must; the closed decoder's error came back as
+// a corrupt answer.
+func TestZstdReadAfterEOF(t *testing.T) {
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := enc.EncodeAll([]byte(`{"ok":true}`), nil)
+	resp := &http.Response{StatusCode: http.StatusOK, ContentLength: int64(len(body)), Header: http.Header{"Content-Encoding": {"zstd"}},
+		Body: io.NopCloser(bytes.NewReader(body))}
+	r, _, err := Decoded(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(r)
+	if err != nil || string(got) != `{"ok":true}` {
+		t.Fatalf("ReadAll = %q, %v", got, err)
+	}
+	for range 2 {
+		if n, err := r.Read(make([]byte, 8)); n != 0 || err != io.EOF {
+			t.Errorf("Read after the end = %d, %v; want 0, io.EOF", n, err)
+		}
 	}
 }
