@@ -111,3 +111,66 @@ func TestRequiredUndeclaredProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestRequiredUndeclaredAdditional: a required name that only the
+// object's additionalProperties schema describes is declared with that
+// schema, so its value is still checked; declaring it as any value
+// widened the tool (a string passed where the spec asks an integer).
+func TestRequiredUndeclaredAdditional(t *testing.T) {
+	const spec = `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /counts:
+    post:
+      operationId: setCounts
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [name, extra]
+              properties:
+                name: {type: string}
+              additionalProperties: {type: integer}
+      responses: {"200": {description: ok}}
+`
+	var calls atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(up.Close)
+	cat := specCatalog(t, spec, bridge.Options{BaseURL: up.URL, Client: up.Client()})
+	cs := connect(t, cat)
+	list, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	for _, tl := range list.Tools {
+		if tl.Name == "setCounts" {
+			b, _ = json.Marshal(tl.InputSchema)
+		}
+	}
+	var in struct {
+		Properties struct {
+			Body struct {
+				Properties map[string]map[string]any `json:"properties"`
+			} `json:"body"`
+		} `json:"properties"`
+	}
+	json.Unmarshal(b, &in)
+	if extra := in.Properties.Body.Properties["extra"]; extra["type"] != "integer" {
+		t.Errorf("extra = %v, want the additionalProperties schema (type integer): %s", extra, b)
+	}
+	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "setCounts", Arguments: map[string]any{"body": map[string]any{"name": "n", "extra": "x"}}})
+	if err != nil || !r.IsError || calls.Load() != 0 {
+		t.Errorf("extra as a string: %v, isError %v, %d upstream calls; want a refusal before the upstream", err, r != nil && r.IsError, calls.Load())
+	}
+	r, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "setCounts", Arguments: map[string]any{"body": map[string]any{"name": "n", "extra": 3}}})
+	if err != nil || r.IsError || calls.Load() != 1 {
+		t.Errorf("extra as an integer: %v %+v; want it sent", err, r)
+	}
+}

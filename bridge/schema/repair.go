@@ -407,11 +407,29 @@ func (r *repairer) requiredUndeclared(s *jsonschema.Schema) {
 	if len(missing) == 0 {
 		return
 	}
+	if ap := s.AdditionalProperties; ap != nil && !isEmptySchema(ap) {
+		// The name is described after all, by additionalProperties: it
+		// is declared with that schema, so its value is still checked.
+		for _, n := range missing {
+			p := ap.CloneSchemas()
+			if p.Description == "" {
+				p.Description = UndeclaredRequiredAdditional
+			}
+			s.Properties[n] = p
+		}
+		r.add("/required", "required %s, which the object does not declare: declared with its additionalProperties schema", quoteList(missing))
+		return
+	}
 	for _, n := range missing {
 		s.Properties[n] = &jsonschema.Schema{Description: UndeclaredRequired}
 	}
 	r.add("/required", "required %s, which the object does not declare: declared, accepting any value", quoteList(missing))
 }
+
+// UndeclaredRequiredAdditional is the description of a property an input
+// object requires without declaring it, whose additionalProperties schema
+// it is given.
+const UndeclaredRequiredAdditional = "Required by the API, whose spec describes it only as one of the object's additional properties."
 
 // types is the type list of s; nil when it has none.
 func types(s *jsonschema.Schema) []string {
