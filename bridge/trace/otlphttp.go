@@ -269,6 +269,15 @@ func newOTLPExporter(cfg *otlpConfig) *otlpExporter {
 	for _, vs := range cfg.endpoint.Query() {
 		secrets = append(secrets, vs...)
 	}
+	// And as the request line has them, escaped: a collector echoing its
+	// request URL quotes that form.
+	for pair := range strings.SplitSeq(cfg.endpoint.RawQuery, "&") {
+		if _, raw, ok := strings.Cut(pair, "="); ok {
+			secrets = append(secrets, raw)
+		}
+	}
+	slices.Sort(secrets)
+	secrets = slices.Compact(secrets)
 	secrets = slices.DeleteFunc(secrets, func(v string) bool { return len(v) < 4 })
 	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
 	stopped, stop := context.WithCancel(context.Background())

@@ -674,3 +674,29 @@ func TestOTLPFailureEndpointCredentials(t *testing.T) {
 		t.Errorf("error %q quotes a credential of the endpoint URL", msg)
 	}
 }
+
+// TestOTLPFailureEndpointCredentialsEscaped: a collector that echoes its
+// request URL quotes the endpoint's query key escaped, as the request
+// line had it; that form is blanked too (only the decoded value was).
+func TestOTLPFailureEndpointCredentialsEscaped(t *testing.T) {
+	const queryKey = "ab+cd/ef=gh"
+	col := newCollector(t)
+	col.answer = func(_ int, w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprintf(w, "denied: %s", r.URL.RawQuery)
+		return true
+	}
+	setOTLPEnv(t, "http://unused.invalid")
+	u, _ := url.Parse(col.URL + "/v1/traces")
+	u.RawQuery = url.Values{"api_key": {queryKey}}.Encode()
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", u.String())
+	err := newExporter(t).ExportSpans(t.Context(), tracetest.SpanStubs{stubSpan("s", sid1, resource.Empty(), "t")}.Snapshots())
+	if err == nil {
+		t.Fatal("a 403 gave no error")
+	}
+	msg := err.Error()
+	if esc := url.QueryEscape(queryKey); strings.Contains(msg, esc) || !strings.Contains(msg, "api_key=[REDACTED]") {
+		t.Errorf("error %q: want the escaped query key (%s) blanked", msg, esc)
+	}
+}
