@@ -192,6 +192,10 @@ func (r *Redactor) redactBody(mediaType string, body []byte, depth int) ([]byte,
 		if out, n, ok := r.redactGzip(mediaType, body, depth); ok {
 			return out, n
 		}
+		// Nothing inside was masked: its bytes are scanned as a binary
+		// body's, whose masks keep the length (the label's text rules
+		// put "[REDACTED]" into the stream and broke it).
+		kind = kindBinary
 	}
 	switch kind {
 	case kindJSON, kindJSONLines, kindJSONSeq:

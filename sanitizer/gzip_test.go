@@ -165,3 +165,29 @@ func TestGzipLabelledAsContent(t *testing.T) {
 		t.Errorf("clean gzip: %d masked, %q", n, out)
 	}
 }
+
+// TestGzipLabelledCleanInsideSecretOutside: labelled gzip whose content
+// is clean but whose header carries a token (the extra field, whose length
+// the header states) is scanned as a binary body: the token is masked and
+// the stream still inflates. The label's text rules put a longer mask into
+// the header and broke it.
+func TestGzipLabelledCleanInsideSecretOutside(t *testing.T) {
+	r := newRedactor(t, sanitizer.Rules{})
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Extra = []byte("token " + skKey)
+	zw.Write([]byte(`{"a":1}`))
+	zw.Close()
+	for _, mt := range []string{"text/plain", "application/json", "application/xml"} {
+		out, n := r.RedactBody(mt, buf.Bytes())
+		if n == 0 || bytes.Contains(out, []byte(skKey)) {
+			t.Errorf("%s: %d masked, the header's token kept: %q", mt, n, out)
+		}
+		if len(out) != buf.Len() {
+			t.Errorf("%s: %d bytes out of %d", mt, len(out), buf.Len())
+		}
+		if got := gunzip(t, out); got != `{"a":1}` {
+			t.Errorf("%s: inflated %q", mt, got)
+		}
+	}
+}
