@@ -9,12 +9,10 @@ package result
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +24,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/bridge/media"
 	"github.com/mcpbridge/mcpbridge/bridge/schema"
+	"github.com/mcpbridge/mcpbridge/bridge/upstream"
 	"github.com/mcpbridge/mcpbridge/sanitizer"
 )
 
@@ -424,17 +423,9 @@ func Error(s string) *mcp.CallToolResult {
 // retryAfter renders a Retry-After header (delay-seconds or an HTTP date)
 // as a wait from now ("30s", "1h0m0s"); false when v is neither.
 func retryAfter(v string, now time.Time) (string, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
+	d, ok := upstream.RetryAfter(v, now)
+	if !ok {
 		return "", false
 	}
-	var d time.Duration
-	if secs, err := strconv.ParseUint(v, 10, 64); err == nil {
-		d = time.Duration(min(secs, uint64(math.MaxInt64/time.Second))) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = max(0, t.Sub(now)).Round(time.Second)
-	} else {
-		return "", false
-	}
-	return d.String(), true
+	return d.Round(time.Second).String(), true
 }

@@ -456,19 +456,12 @@ func (e *otlpExporter) backoff(attempt int) time.Duration {
 // retryAfter reads a Retry-After header, seconds or an HTTP date; 0 when
 // absent or unreadable (then the backoff decides).
 func retryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
+	d, ok := upstream.RetryAfter(v, now)
+	if !ok {
 		return 0
 	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if s <= 0 {
-			return time.Millisecond // "now": still not a busy loop
-		}
-		return time.Duration(min(s, int64(time.Hour/time.Second))) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), time.Millisecond)
-	}
-	return 0
+	// "now" is still not a busy loop; an hour is the most waited.
+	return min(max(d, time.Millisecond), time.Hour)
 }
 
 // Shutdown stops the exporter: an export under way is cancelled, and later

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -291,7 +292,13 @@ func retriedStatus(code int) bool {
 }
 
 func retryAfter(resp *http.Response) (time.Duration, bool) {
-	v := resp.Header.Get("Retry-After")
+	return RetryAfter(resp.Header.Get("Retry-After"), time.Now())
+}
+
+// RetryAfter reads a Retry-After value, delay-seconds or an HTTP date, as
+// a wait from now (0 for a date past); false when v is neither.
+func RetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false
 	}
@@ -301,7 +308,7 @@ func retryAfter(resp *http.Response) (time.Duration, bool) {
 		return time.Duration(min(s, uint64(math.MaxInt64/time.Second))) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return max(0, time.Until(t)), true
+		return max(0, t.Sub(now)), true
 	}
 	return 0, false
 }
