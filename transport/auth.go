@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,16 @@ type authenticator struct {
 	bind func(http.Handler) http.Handler
 }
 
+// APIKeyID is the caller id of the i-th inbound API key, names being
+// their names ("" or missing: unnamed): api-key:NAME, or api-key:i for an
+// unnamed key.
+func APIKeyID(i int, names []string) string {
+	if i < len(names) && names[i] != "" {
+		return "api-key:" + names[i]
+	}
+	return "api-key:" + strconv.Itoa(i)
+}
+
 func newAuthenticator(o HTTPOptions, jwt *jwtVerifier) *authenticator {
 	a := &authenticator{
 		allowKeyHeader: o.AllowAPIKeyHeader,
@@ -50,11 +61,7 @@ func newAuthenticator(o HTTPOptions, jwt *jwtVerifier) *authenticator {
 	}
 	for i, k := range o.APIKeys {
 		a.keys = append(a.keys, sha256.Sum256([]byte(k)))
-		id := fmt.Sprintf("api-key:%d", i)
-		if i < len(o.APIKeyNames) && o.APIKeyNames[i] != "" {
-			id = "api-key:" + o.APIKeyNames[i]
-		}
-		a.keyIDs = append(a.keyIDs, id)
+		a.keyIDs = append(a.keyIDs, APIKeyID(i, o.APIKeyNames))
 	}
 	a.bind = auth.RequireBearerToken(principalTokenInfo, &auth.RequireBearerTokenOptions{
 		AllowMissingExpiration: true,      // API keys do not expire

@@ -15,7 +15,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -500,11 +499,8 @@ func (a *app) httpOptions(rt *bridge.Runtime, upstream string) (transport.HTTPOp
 	}
 	if len(keys) > 0 {
 		ids := make(map[string]bool, len(keys))
-		for i, n := range names {
-			if n == "" {
-				n = strconv.Itoa(i)
-			}
-			ids["api-key:"+n] = true
+		for i := range keys {
+			ids[transport.APIKeyID(i, names)] = true
 		}
 		a.warnAllowKeys(rt.Catalog(), ids)
 		rt.OnSwap(func(_, cur *bridge.Catalog) { a.warnAllowKeys(cur, ids) })
@@ -841,7 +837,6 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// countEmpty is the number of empty strings in s.
 // warnAllowKeys warns of the api-key callers the access lists of cat name
 // that no configured key is (ids): a misspelt name locks its key out, and
 // a place past the last key (api-key:3 of three) is granted to whichever
@@ -861,6 +856,7 @@ func (a *app) warnAllowKeys(cat *bridge.Catalog, ids map[string]bool) {
 	}
 }
 
+// countEmpty is the number of empty strings in s.
 func countEmpty(s []string) int {
 	n := 0
 	for _, v := range s {
