@@ -87,7 +87,9 @@ func (r *Redactor) lenientSpansNest(body []byte, nest int) (iv, quoted []span) {
 			continue
 		}
 		ve := lenientValueEnd(body, v)
-		if lit := string(body[v:ve]); lit == "true" || lit == "false" || lit == "null" {
+		// Compared in place: a copy would be the whole value when it is
+		// an object or an array.
+		if lit := body[v:ve]; string(lit) == "true" || string(lit) == "false" || string(lit) == "null" {
 			i = ve // a boolean or null carries no secret
 			continue
 		}

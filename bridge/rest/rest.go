@@ -337,7 +337,8 @@ type batchRequest struct {
 // exactly and once (bridge.StrictObject): encoding/json would also take
 // "NAME" for "name", the last of two, so that a batch reviewed or logged
 // as calling one tool would call another.
-func decodeBatch(raw json.RawMessage) (batchRequest, error) {
+// More than maxCalls calls (or none) are refused before any is read.
+func decodeBatch(raw json.RawMessage, maxCalls int) (batchRequest, error) {
 	var req batchRequest
 	m, err := bridge.StrictObject(raw, "calls")
 	if err != nil {
@@ -348,6 +349,9 @@ func decodeBatch(raw json.RawMessage) (batchRequest, error) {
 		if err := json.Unmarshal(v, &calls); err != nil {
 			return req, errors.New(`"calls" must be an array of {"name": string, "arguments": object}`)
 		}
+	}
+	if len(calls) == 0 || len(calls) > maxCalls {
+		return req, fmt.Errorf("between 1 and %d calls, got %d", maxCalls, len(calls))
 	}
 	for i, c := range calls {
 		f, err := bridge.StrictObject(c, "name", "arguments")
@@ -379,13 +383,9 @@ func (h *handler) batch(w http.ResponseWriter, r *http.Request) {
 		h.writeJSON(w, bodyStatus(err), errorBody{err.Error()})
 		return
 	}
-	req, err := decodeBatch(raw)
+	req, err := decodeBatch(raw, h.o.MaxBatch)
 	if err != nil {
 		h.writeJSON(w, http.StatusBadRequest, errorBody{"batch: " + err.Error()})
-		return
-	}
-	if len(req.Calls) == 0 || len(req.Calls) > h.o.MaxBatch {
-		h.writeJSON(w, http.StatusBadRequest, errorBody{fmt.Sprintf("batch: between 1 and %d calls, got %d", h.o.MaxBatch, len(req.Calls))})
 		return
 	}
 	h.runBatch(w, r, req.Calls)

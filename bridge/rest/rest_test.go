@@ -191,6 +191,23 @@ func TestBatch(t *testing.T) {
 	}
 }
 
+// TestBatchTooManyCalls: a batch of more calls than MaxBatch is refused by
+// its count before any member is read (a malformed member past the limit
+// does not change the answer) and before any call runs.
+func TestBatchTooManyCalls(t *testing.T) {
+	rt := newRuntime(t)
+	srv := httptest.NewServer(rest.Handler(rt, rest.Options{MaxBatch: 2}))
+	t.Cleanup(srv.Close)
+	call := `{"name":"getItem","arguments":{"id":1}}`
+	status, _, body := do(t, srv, "POST", "/api/batch", `{"calls":[`+call+`,`+call+`,{"name":"getItem","NAME":"x"}]}`)
+	if status != 400 || !strings.Contains(body, "between 1 and 2 calls, got 3") {
+		t.Errorf("3 calls over a limit of 2: %d %s; want 400 naming the limit", status, body)
+	}
+	if status, _, body := do(t, srv, "POST", "/api/batch", `{"calls":[`+call+`,`+call+`]}`); status != 200 {
+		t.Errorf("2 calls: %d %s; want 200", status, body)
+	}
+}
+
 func TestRateLimited429(t *testing.T) {
 	deny := func(bridge.Invoker) bridge.Invoker {
 		return bridge.InvokerFunc(func(context.Context, *bridge.Call) (*bridge.Outcome, error) {
